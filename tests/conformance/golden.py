@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import json
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 

@@ -1,5 +1,5 @@
-"""ConcatV2, Pack, Unpack, Split, Tile, Pad, Select, SelectV2: live differential tests against TF and errors (golden values and
-the per-dtype cases run in tests/conformance)."""
+"""ConcatV2, Pack, Unpack, Split, Tile, Pad, Select, SelectV2: live differential tests against TF and errors
+(golden values and the per-dtype cases run in tests/conformance)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,5 @@
-"""Shape, ShapeN, Size, Rank, Reshape, ExpandDims, Squeeze, Transpose: live differential tests against TF and errors (golden values and
-the per-dtype cases run in tests/conformance)."""
+"""Shape, ShapeN, Size, Rank, Reshape, ExpandDims, Squeeze, Transpose: live differential tests against TF and
+errors (golden values and the per-dtype cases run in tests/conformance)."""
 from __future__ import annotations
 
 import numpy as np

@@ -263,11 +263,11 @@ def conformance(op: str, /, *, shapes: Any = SAME, cases: Iterable[Case | Mappin
     anything else to fix one).  Generated cases cover every dtype TF's CPU kernels take for each type
     attr (and those a divergence with a reference covers), the ``shapes`` patterns (``SAME``,
     ``BROADCAST``, a list of ``{input: shape, attr: value}`` dicts, a :class:`ShapeRule`, or
-    ``"package.module:NAME"`` of one, imported only when cases are made) and the attr values, pairwise.  ``cases`` are hand cases, ``graph_cases`` cases built as
-    graphs; ``generate=False`` keeps only those.  ``compare`` is the value comparison (see
-    tests/conformance/tolerances.py), ``live`` the number of live examples per backend, ``messages``
-    whether error messages must equal TF's (``"prefix"``: TF's text may be followed by more detail, such
-    as the offending values), ``grad`` (True or input domains) adds gradient checks,
+    ``"package.module:NAME"`` of one, imported only when cases are made) and the attr values, pairwise.
+    ``cases`` are hand cases, ``graph_cases`` cases built as graphs; ``generate=False`` keeps only those.
+    ``compare`` is the value comparison (see tests/conformance/tolerances.py), ``live`` the number of live
+    examples per backend, ``messages`` whether error messages must equal TF's (``"prefix"``: TF's text may
+    be followed by more detail, such as the offending values), ``grad`` (True or input domains) adds gradient checks,
     ``tf_op`` names the TF op when it differs.  Build-time shapes must refine TF's static shapes
     (``static_shapes="exact"``: equal them; ``"compatible"``: only agree where both know a dim).
     ``early_errors``: where TF's kernel rejects a case at run time, ours may already reject it at build

@@ -75,7 +75,8 @@ def record(c: Concrete, writer: GoldenWriter) -> dict | None:
 def _copy(case: golden.GoldenCase, writer: GoldenWriter) -> dict:
     """An unchanged case of the old file, its arrays re-stored in the new one."""
     raw = dict(case.raw)
-    raw["inputs"] = [ref if isinstance(ref, dict) else writer.arrays(v) for ref, v in zip(case.raw["inputs"], case.inputs)]
+    raw["inputs"] = [ref if isinstance(ref, dict) else writer.arrays(v)
+                     for ref, v in zip(case.raw["inputs"], case.inputs)]
     if "outputs" in raw["eager"]:
         raw["eager"] = {"outputs": [writer.array(v) for v in case.eager.values or []]}
     raw["attrs"] = encode_attrs(case.op, case.attrs, writer)

@@ -206,7 +206,8 @@ def _bias_add_cases(out: CaseList) -> None:
             for shape in shapes:
                 rng = out.rng()
                 c = shape[1] if fmt == "NCHW" else shape[-1]
-                out.add("BiasAdd", [values(rng, dt.numpy_dtype, shape, specials=True), values(rng, dt.numpy_dtype, (c,))],
+                out.add("BiasAdd", [values(rng, dt.numpy_dtype, shape, specials=True),
+                                    values(rng, dt.numpy_dtype, (c,))],
                         {"data_format": fmt})
 
 

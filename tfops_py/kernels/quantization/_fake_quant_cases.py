@@ -80,7 +80,8 @@ def check_nudged_bounds(run_tf: Any) -> None:
                 below = -tiny if lo == 0 else np.nextafter(lo, F32(-np.inf))
                 above = tiny if hi == 0 else np.nextafter(hi, F32(np.inf))
                 x = np.array([lo, below, hi, above], F32)
-                dx = run_tf(VARS_GRAD, [np.ones(4, F32), x, F32(mn), F32(mx)], {"num_bits": bits, "narrow_range": narrow})
+                dx = run_tf(VARS_GRAD, [np.ones(4, F32), x, F32(mn), F32(mx)],
+                            {"num_bits": bits, "narrow_range": narrow})
                 assert dx[0].tolist() == [1, 0, 1, 0], (mn, mx, bits, narrow, dx[0])
 
 
