@@ -28,8 +28,12 @@ def _holds(backend: str, dt: DataType) -> bool:
 
 
 def type_combos(spec: Spec, backend: str) -> list[dict[str, DataType]]:
-    """Every assignment of the spec's type attrs TF's CPU kernels take and ``backend`` holds."""
-    levels = type_levels(spec, get_op_def(spec.op))
+    """Every assignment of the spec's type attrs TF's CPU kernels take and ``backend`` holds (none when the
+    backend lacks the fixed type of an input, such as a string tag)."""
+    op_def = get_op_def(spec.op)
+    if not all(_holds(backend, a.type) for a in op_def.inputs if a.type is not None):
+        return []
+    levels = type_levels(spec, op_def)
     names = list(levels)
     out = []
     for combo in itertools.product(*(levels[n] for n in names)):

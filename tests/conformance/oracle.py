@@ -182,8 +182,14 @@ def tf_graph_case(build: Callable[..., Any], inputs: Sequence[np.ndarray]) -> Ou
             except tf.errors.OpError as e:
                 cls, message = _error(e)
                 return Outcome(error=cls, message=message, shapes=shapes)
-    return Outcome(values=[np.asarray(v, dtype=object if getattr(v, "dtype", None) == np.dtype(object) else None)
-                           for v in values], shapes=shapes)
+    return Outcome(values=[_session_value(v) for v in values], shapes=shapes)
+
+
+def _session_value(v: Any) -> np.ndarray:
+    """A TF1 session's fetched value as an array; strings (a string scalar comes back as ``bytes``) as objects."""
+    if isinstance(v, bytes) or getattr(v, "dtype", None) == np.dtype(object):
+        return np.asarray(v, dtype=object)
+    return np.asarray(v)
 
 
 def intra_op_threads() -> int:

@@ -55,8 +55,9 @@ _TENSOR_SUMMARY = re.compile(r"Tensor<type: \w+ shape: (\[[^\]]*\]) values: .*>$
 def same_message(ours: str, theirs: str, prefix: bool = False) -> bool:
     """Whether two core messages say the same; ``prefix``: ours may add detail after TF's whole text (its
     final period dropped), e.g. the offending values."""
-    # Eager TF names a Select node "Select"; the C++ class (and so our default node name) is Where3.
-    ours = ours.replace("Inputs to operation Where3 of type", "Inputs to operation Select of type")
+    # Eager TF names a Select node "Select"; the C++ class (and so our default node name) is Where3.  Both
+    # texts lose surrounding whitespace (core_message strips TF's; MergeSummary's ends with a space).
+    ours = ours.strip().replace("Inputs to operation Where3 of type", "Inputs to operation Select of type")
     # TF prints a tensor's summary (Tensor<type: float shape: [4,4,1] values: [[0][1][2]]...>), ours its shape.
     theirs = _TENSOR_SUMMARY.sub(r"shape \1", theirs)
     if ours == theirs or (prefix and theirs and ours.startswith(theirs.rstrip("."))):
