@@ -241,7 +241,8 @@ class GoldenCase:
 
 
 def _is_list_input(ref: Any) -> bool:
-    return isinstance(ref, list) and bool(ref) and isinstance(ref[0], (list, dict))
+    """Whether a stored input is a list input (an array's own ref is never empty; an empty list input is)."""
+    return isinstance(ref, list) and (not ref or isinstance(ref[0], (list, dict)))
 
 
 def _refs(spec: list) -> list[Any]:

@@ -93,15 +93,59 @@ def _error(e: BaseException) -> tuple[str, str]:
     return cls, core_message(str(e))
 
 
+def _call(tf: Any, op: str, args: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    """``tf.raw_ops.<op>`` on ``args``; an op TF's Python has no wrapper for (the internal ``_Fused*`` ops) is
+    its NodeDef imported into the current graph instead (:func:`_imported`)."""
+    if hasattr(tf.raw_ops, op):
+        return getattr(tf.raw_ops, op)(**raw_op_kwargs(op, args, attrs))
+    return _imported(tf, op, args, attrs)
+
+
+def _imported(tf: Any, op: str, args: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    """The node tfops_py's node builder makes for ``op`` (on placeholders of the inputs' dtypes, no shape
+    inference: TF's import runs its own), imported with ``import_graph_def`` and its inputs mapped to ``args``."""
+    from tfops_py import Scope, ops
+    from tfops_py.framework.node_builder import add_node
+
+    scope = Scope.DisabledShapeInferenceScope()
+    input_map: dict[str, Any] = {}
+
+    def placeholder(t: Any) -> Any:
+        name = f"input_{len(input_map)}"
+        input_map[f"{name}:0"] = t
+        return ops.Placeholder(scope.WithOpName(name), DataType(t.dtype.as_datatype_enum)).output
+
+    placeholders = [[placeholder(t) for t in a] if isinstance(a, list) else placeholder(a) for a in args]
+    node = add_node(scope.WithOpName("node"), get_op_def(op), placeholders, dict(attrs))
+    graph_def = tf.compat.v1.GraphDef.FromString(scope.ToGraphDef().SerializeToString())
+    names = [f"node:{i}" for i in range(node.num_outputs())] or ["node"]
+    out = tf.compat.v1.import_graph_def(graph_def, input_map=input_map, return_elements=names, name="imported")
+    return out[0] if len(out) == 1 else list(out)
+
+
 def run_tf(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[np.ndarray]:
-    """TF eager outputs (TF's exceptions propagate): what references call."""
+    """TF eager outputs (TF's exceptions propagate): what references call.  An op without a Python wrapper runs
+    in a TF1 session instead (its import needs a graph)."""
     tf = require_tf()
+    if not hasattr(tf.raw_ops, op):
+        return _run_in_session(op, inputs, attrs)
     with tf.device("/CPU:0"):
         args = [[_constant(tf, v) for v in x] if isinstance(x, list) else _constant(tf, x) for x in inputs]
-        result = getattr(tf.raw_ops, op)(**raw_op_kwargs(op, args, attrs))
+        result = _call(tf, op, args, attrs)
     outs = result if isinstance(result, (list, tuple)) else [result]
     flat = [o for out in outs for o in (out if isinstance(out, (list, tuple)) else [out])]
     return [_numpy(o) for o in flat]
+
+
+def _run_in_session(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[np.ndarray]:
+    tf = require_tf()
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/CPU:0"):
+        args = [[_constant(tf, v) for v in x] if isinstance(x, list) else _constant(tf, x) for x in inputs]
+        result = _call(tf, op, args, attrs)
+        outs = result if isinstance(result, list) else [result]
+        with tf.compat.v1.Session(graph=graph) as sess:
+            return [_session_value(v) for v in sess.run(outs)]
 
 
 def tf_eager(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> Outcome:
@@ -149,7 +193,7 @@ def tf_graph(op: str, inputs: Sequence[Any], attrs: dict[str, Any], mode: Mode =
         try:
             args = [[node(v, s) for v, s in zip(x, spec)] if isinstance(x, list) else node(x, spec)
                     for x, spec in zip(inputs, specs_for(inputs, mode))]
-            result = getattr(tf.raw_ops, op)(**raw_op_kwargs(op, args, attrs))
+            result = _call(tf, op, args, attrs)
         except (ValueError, TypeError, tf.errors.OpError) as e:
             cls, message = _error(e)
             return Outcome(error=cls, message=message, at_build=True)

@@ -17,7 +17,6 @@ from tfops_py.kernels.registry import find_kernel, registered_kernel_ops
 # Shrinks to nothing: a module leaves the list when its family is declared.
 NOT_YET_DECLARED = frozenset({
     "tfops_py.kernels.control_flow.dataflow_ops", "tfops_py.kernels.control_flow.functional_ops",
-    "tfops_py.kernels.nn.fused_ops",  # tests/kernels/test_fused_ops.py: against the unfused ops and TF
 })
 
 
