@@ -17,6 +17,7 @@ from tests.conformance.golden import Outcome
 from tests.conformance.ours import Mode, specs_for
 from tests.conformance.outcomes import core_message
 from tests.tf_oracle import require_tf
+from tfops_py.conformance.graphs import import_node
 from tfops_py.framework.dtypes import DataType, as_datatype
 from tfops_py.framework.op_def import get_op_def
 from tfops_py.framework.tensor_shape import PartialTensorShape
@@ -95,32 +96,10 @@ def _error(e: BaseException) -> tuple[str, str]:
 
 def _call(tf: Any, op: str, args: Sequence[Any], attrs: dict[str, Any]) -> Any:
     """``tf.raw_ops.<op>`` on ``args``; an op TF's Python has no wrapper for (the internal ``_Fused*`` ops) is
-    its NodeDef imported into the current graph instead (:func:`_imported`)."""
+    its NodeDef imported into the current graph instead (``import_node``)."""
     if hasattr(tf.raw_ops, op):
         return getattr(tf.raw_ops, op)(**raw_op_kwargs(op, args, attrs))
-    return _imported(tf, op, args, attrs)
-
-
-def _imported(tf: Any, op: str, args: Sequence[Any], attrs: dict[str, Any]) -> Any:
-    """The node tfops_py's node builder makes for ``op`` (on placeholders of the inputs' dtypes, no shape
-    inference: TF's import runs its own), imported with ``import_graph_def`` and its inputs mapped to ``args``."""
-    from tfops_py import Scope, ops
-    from tfops_py.framework.node_builder import add_node
-
-    scope = Scope.DisabledShapeInferenceScope()
-    input_map: dict[str, Any] = {}
-
-    def placeholder(t: Any) -> Any:
-        name = f"input_{len(input_map)}"
-        input_map[f"{name}:0"] = t
-        return ops.Placeholder(scope.WithOpName(name), DataType(t.dtype.as_datatype_enum)).output
-
-    placeholders = [[placeholder(t) for t in a] if isinstance(a, list) else placeholder(a) for a in args]
-    node = add_node(scope.WithOpName("node"), get_op_def(op), placeholders, dict(attrs))
-    graph_def = tf.compat.v1.GraphDef.FromString(scope.ToGraphDef().SerializeToString())
-    names = [f"node:{i}" for i in range(node.num_outputs())] or ["node"]
-    out = tf.compat.v1.import_graph_def(graph_def, input_map=input_map, return_elements=names, name="imported")
-    return out[0] if len(out) == 1 else list(out)
+    return import_node(tf, op, args, attrs)
 
 
 def run_tf(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[np.ndarray]:

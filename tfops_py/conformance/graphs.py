@@ -15,7 +15,8 @@ tfops_py (``g`` adds nodes to a Scope) and on TensorFlow (``g`` calls ``tf.raw_o
 returns the op's one output, a tuple of several, or the op itself when it has none.  ``g.after(*ops)``
 adds control dependencies to the ops built inside it; ``g.const(value)`` makes a constant (paths made
 at build time).  For stateful ops, list inputs/outputs, resource handles: what one op on constants
-cannot express.
+cannot express.  A TF1 while loop's back edge: ``g.loop_merge(enter)`` makes its Merge (input 1 stands for
+the NextIteration built later) and ``g.close_loop(merge, next_iteration)`` connects it.
 """
 from __future__ import annotations
 
@@ -48,6 +49,18 @@ class OursGraph:
 
         return ops.Const(self.scope, value)
 
+    def loop_merge(self, first: Any, ref: bool = False) -> tuple[Any, Any]:
+        from tfops_py.framework.node_builder import add_node
+        from tfops_py.framework.op_def import get_op_def
+        from tfops_py.framework.operation import Output
+
+        node = add_node(self.scope, get_op_def("RefMerge" if ref else "Merge"), [[first, first]], {},
+                        back_edges=frozenset({1}))
+        return Output(node, 0), Output(node, 1)
+
+    def close_loop(self, merge: Any, next_iteration: Any) -> None:
+        self.scope.graph().UpdateEdge(next_iteration, merge.node(), 1)
+
     @contextlib.contextmanager
     def after(self, *deps: Any) -> Iterator[None]:
         old = self.scope
@@ -79,6 +92,9 @@ class TFGraph:
     def op(self, name: str, *inputs: Any, **attrs: Any) -> Any:
         from tfops_py.framework.op_def import get_op_def
 
+        if not hasattr(self.tf.raw_ops, name):
+            out = import_node(self.tf, name, list(inputs), attrs)
+            return tuple(out) if isinstance(out, list) else out
         kwargs = {arg.name: value for arg, value in zip(get_op_def(name).inputs, inputs)}
         kwargs.update({k: self._attr(v) for k, v in attrs.items()})
         out = getattr(self.tf.raw_ops, name)(**kwargs)
@@ -92,6 +108,39 @@ class TFGraph:
 
     def after(self, *deps: Any) -> Any:
         return self.tf.control_dependencies(list(deps))
+
+    def loop_merge(self, first: Any, ref: bool = False) -> tuple[Any, Any]:
+        return tuple(self.op("RefMerge" if ref else "Merge", [first, first]))  # type: ignore[return-value]
+
+    def close_loop(self, merge: Any, next_iteration: Any) -> None:
+        merge.op._update_input(1, next_iteration)  # how TF's own while_loop v1 closes the cycle
+
+
+def import_node(tf: Any, op: str, args: list[Any], attrs: dict[str, Any]) -> Any:
+    """``op`` on TF tensors ``args`` where TF's Python has no wrapper for it (internal ops: ``_Fused*``,
+    ``_SwitchN``): the node tfops_py's node builder makes (on placeholders of the inputs' dtypes, without our
+    shape inference: TF's import runs its own), imported into TF's current graph with the inputs mapped.
+    Returns its output, a list of several, or the operation when it has none."""
+    from tfops_py import Scope, ops
+    from tfops_py.framework.dtypes import DataType
+    from tfops_py.framework.node_builder import add_node
+    from tfops_py.framework.op_def import get_op_def
+
+    scope = Scope.DisabledShapeInferenceScope()
+    input_map: dict[str, Any] = {}
+
+    def placeholder(t: Any) -> Any:
+        name = f"input_{len(input_map)}"
+        input_map[f"{name}:0"] = t
+        return ops.Placeholder(scope.WithOpName(name), DataType(t.dtype.as_datatype_enum)).output
+
+    placeholders = [[placeholder(t) for t in a] if isinstance(a, list) else placeholder(a) for a in args]
+    node = add_node(scope.WithOpName("node"), get_op_def(op), placeholders, dict(attrs))
+    assert node is not None
+    graph_def = tf.compat.v1.GraphDef.FromString(scope.ToGraphDef().SerializeToString())
+    names = [f"node:{i}" for i in range(node.num_outputs())] or ["node"]
+    out = tf.compat.v1.import_graph_def(graph_def, input_map=input_map, return_elements=names, name="imported")
+    return out[0] if len(out) == 1 else list(out)
 
 
 def ours(recipe: Recipe) -> Callable[..., Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfops_py.conformance import conformance, family_cases
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
@@ -127,3 +128,17 @@ def _control_trigger(ctx: KernelContext) -> tuple[()]:
 
 
 __all__ = ["DEAD"]
+
+
+# -- conformance (tests/conformance): graph cases in _dataflow_cases.py -------------------------------------
+CONFORMANCE_FAMILY = "control_flow"
+family_cases("tfops_py.kernels.control_flow._dataflow_cases:build")
+_NO_GRADIENT = ("v1 control flow: TF Python's gradients (control_flow_grad.py, with the WhileContext) are not ported; "
+                "AddSymbolicGradients raises Unimplemented for while loops")
+conformance("Switch", generate=False, messages="prefix",  # a dead fetch: ours says which fetch, and why
+            no_gradient=_NO_GRADIENT)
+for _op in ("Merge", "Enter", "Exit", "NextIteration", "LoopCond", "RefSwitch", "RefMerge", "RefEnter", "RefExit",
+            "RefNextIteration"):
+    conformance(_op, generate=False, no_gradient=_NO_GRADIENT)
+for _op in ("ControlTrigger", "_SwitchN"):
+    conformance(_op, generate=False)
