@@ -143,6 +143,31 @@ def import_node(tf: Any, op: str, args: list[Any], attrs: dict[str, Any]) -> Any
     return out[0] if len(out) == 1 else list(out)
 
 
+def via_graph_def(build: Callable[..., Any]) -> Callable[..., Any]:
+    """A graph case's ``tf(tf, *inputs)`` for graphs TF's Python cannot build from raw ops (function-valued
+    attrs: If, While, Case, PartitionedCall): tfops_py's graph from ``build(scope, *inputs)`` on placeholders,
+    exported as a GraphDef with its function library and imported into TF with the inputs mapped, so TF's
+    kernels run the very graph ours run."""
+
+    def tf_side(tf: Any, *inputs: Any) -> Any:
+        from tfops_py import Scope, ops
+        from tfops_py.framework.dtypes import DataType
+        from tfops_py.framework.operation import Operation
+
+        scope = Scope.NewRootScope()
+        placeholders = [ops.Placeholder(scope.WithOpName(f"input_{i}"), DataType(t.dtype.as_datatype_enum)).output
+                        for i, t in enumerate(inputs)]
+        built = build(scope, *placeholders)
+        fetches, targets = built if isinstance(built, tuple) else (built, [])
+        names = [o.name() for o in fetches] + [(t if isinstance(t, Operation) else t.op()).name() for t in targets]
+        graph_def = tf.compat.v1.GraphDef.FromString(scope.ToGraphDef().SerializeToString())
+        out = tf.compat.v1.import_graph_def(graph_def, input_map={f"input_{i}:0": t for i, t in enumerate(inputs)},
+                                            return_elements=names, name="imported")
+        return (out[:len(fetches)], out[len(fetches):]) if targets else out
+
+    return tf_side
+
+
 def ours(recipe: Recipe) -> Callable[..., Any]:
     """The recipe as a graph case's ``build(scope, *inputs)``."""
     return lambda scope, *inputs: recipe(OursGraph(scope), *inputs)

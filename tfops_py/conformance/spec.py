@@ -220,10 +220,17 @@ class CaseList:
         :mod:`tfops_py.conformance.graphs`); ``inputs`` become constants."""
         from tfops_py.conformance.graphs import on_tf, ours
 
+        self.add_graph_case(op, ours(recipe), on_tf(recipe), inputs, id=id, compare=compare, note=note)
+
+    def add_graph_case(self, op: str, build: Callable[..., Any], tf: Callable[..., Any], inputs: Sequence[Any] = (),
+                       *, id: str, compare: str = "ew", note: str | None = None) -> None:
+        """A graph case of ``op`` built by a function per side: ``build(scope, *inputs)`` on tfops_py and
+        ``tf(tf, *inputs)`` on TF (for graphs TF's Python cannot build from raw ops, ``tf`` may be
+        :func:`tfops_py.conformance.graphs.via_graph_def` of ``build``)."""
         if compare not in COMPARE_KINDS:
             raise ValueError(f"compare must be one of {COMPARE_KINDS}, not {compare!r}")
-        graph = GraphCase(id=id, build=ours(recipe), tf=on_tf(recipe), inputs={}, dtypes={}, shapes={},
-                          compare=compare, note=note, seed=None)
+        graph = GraphCase(id=id, build=build, tf=tf, inputs={}, dtypes={}, shapes={}, compare=compare, note=note,
+                          seed=None)
         self.items.append({"op": op, "inputs": list(inputs), "attrs": {}, "compare": compare, "note": note,
                            "reference": None, "id": id, "seed": len(self.items), "graph": graph})
 

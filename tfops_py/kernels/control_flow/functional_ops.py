@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfops_py.conformance import conformance, family_cases
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
@@ -106,3 +107,11 @@ def _call(ctx: KernelContext, args: list[Any]) -> tuple[list[Any]]:
 
 
 __all__ = ["CALL_OPS", "CASE_OPS", "IF_OPS", "WHILE_OPS", "to_bool"]
+
+
+# -- conformance (tests/conformance): graph cases in _functional_cases.py -----------------------------------
+CONFORMANCE_FAMILY = "control_flow"
+family_cases("tfops_py.kernels.control_flow._functional_cases:build")
+for _op in (*WHILE_OPS, *IF_OPS, *CASE_OPS, *CALL_OPS):
+    conformance(_op, generate=False, no_gradient="functional control flow and calls: TF Python's gradients (cond_v2, "
+                                                 "while_v2, the function's symbolic gradient) are not ported yet")
