@@ -402,12 +402,9 @@ def _disable_copy_on_read(ctx: KernelContext, resource: Any) -> tuple:
 
 # -- conformance (tests/conformance): graph cases on TF (resources family, built in _resource_cases.py) -------
 CONFORMANCE_FAMILY = "resources"
-_NO_GRADIENT = {
-    "ReadVariableOp": "a gradient with respect to the resource handle (TF passes it through to the variable): "
-                      "gradients here flow between tensors, not into variables; not ported yet",
-    "ResourceGather": "gradients with respect to resource variables: TF Python's (variables watched by "
-                      "tf.GradientTape, not in TF's C++ API); not ported yet"}
-_NO_GRADIENT["ResourceGatherNd"] = _NO_GRADIENT["ResourceGather"]
+_NO_GRADIENT = {  # ReadVariableOp and ResourceGather have gradients (tfops_py/gradients)
+    "ResourceGatherNd": "gradients with respect to resource variables: TF Python's (variables watched by "
+                        "tf.GradientTape, not in TF's C++ API); not ported yet"}
 family_cases("tfops_py.kernels.resources._resource_cases:build")
 for _op in ("VarHandleOp", "ReadVariableOp", "VarIsInitializedOp", "AssignVariableOp", "AssignAddVariableOp",
             "AssignSubVariableOp", "DestroyResourceOp", "ResourceGather", "ResourceGatherNd", "DisableCopyOnRead",
