@@ -139,8 +139,8 @@ def _tensor_list_loop(s: Scope, x):
 
     types = [DT_INT32, DT_DOUBLE, DT_VARIANT]
     cond = Function.from_callable(s, "lc", types, lambda sc, i, p, lst: ops.Less(sc, i, 4))
-    loop = ops.While(s, [ops.Const(s, 0), ops.Const(s, np.float64(1.0)), ops.TensorListFromTensor(s, x, np.zeros(0, np.int32))],
-                     cond, Function.from_callable(s, "lb", types, body))
+    initial = [ops.Const(s, 0), ops.Const(s, np.float64(1.0)), ops.TensorListFromTensor(s, x, np.zeros(0, np.int32))]
+    loop = ops.While(s, initial, cond, Function.from_callable(s, "lb", types, body))
     return [loop.output[1], ops.TensorListStack(s, loop.output[2], np.zeros(0, np.int32), DT_DOUBLE).tensor]
 
 

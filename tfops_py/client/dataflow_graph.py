@@ -152,8 +152,9 @@ def bind_dataflow(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output
                              enumerate(backend if p.node is None else where[p.node.id] for p in item.inputs_from)
                              if not (src_backend is nb or src_backend == nb))
     for loop_item in loops:
-        loop_item.convert = tuple((k, binding.transfer(where[p.node.id], backend)) for k, p in
-                                  enumerate(loop_item.inputs_from) if p.node is not None and where[p.node.id] != backend)
+        loop_item.convert = tuple((k, binding.transfer(where[p.node.id], backend))
+                                  for k, p in enumerate(loop_item.inputs_from)
+                                  if p.node is not None and where[p.node.id] != backend)
     return BoundGraph(source, roots, root_info, fetch_feeds)
 
 
@@ -296,7 +297,8 @@ def _frames_error(out: Item, cur: Item, frame: FrameInfo, first: Item | None) ->
         return "_SOURCE" if item is None or item.node is None else item.node.name
 
     node: Node = out.node  # type: ignore[assignment]
-    return _node_error(f"{{{{node {node.name}}}}} has inputs from different frames. The input {{{{node {label(cur)}}}}} "
+    return _node_error(f"{{{{node {node.name}}}}} has inputs from different frames. "
+                       f"The input {{{{node {label(cur)}}}}} "
                        f"is in frame '{frame.name}'. The input {{{{node {label(first)}}}}} is in frame "
                        f"'{out.frame.name}'.", node)  # type: ignore[union-attr]
 

@@ -102,8 +102,9 @@ def structure_loop(frame: str, members: list[Node], frame_nodes: list[Node], ent
         if nxt.op not in NEXT_ITERATION_OPS or consumers.get(Output(nxt, 0), []) != [merge] or \
                 consumers.get(Output(merge, 1)):  # type: ignore[union-attr]
             return None
-        loop_switches = [u for u in consumers.get(Output(merge, 0), [])
-                         if u.op in SWITCH_OPS and u.inputs[0] == Output(merge, 0) and u.inputs[1] == Output(loop_cond, 0)]
+        merged, predicate = Output(merge, 0), Output(loop_cond, 0)
+        loop_switches = [u for u in consumers.get(merged, [])
+                         if u.op in SWITCH_OPS and u.inputs[0] == merged and u.inputs[1] == predicate]
         if len(loop_switches) != 1:
             return None
         var_enters.append(enter)

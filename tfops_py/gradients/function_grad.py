@@ -192,7 +192,7 @@ def _while_grad(scope: Scope, op: Operation, grads: list[Output]) -> list[Output
     def replay_body(sc: Scope, *v: Output) -> list[Output]:
         vars_, stacks = list(v[1:n + 1]), list(v[n + 1:])
         pushed = [ops.TensorListPushBack(sc, acc, vars_[i]).output_handle for acc, i in zip(stacks, saved)]
-        return [ops.Add(sc, v[0], 1)] + _call(sc, body_f, vars_, types) + pushed
+        return [ops.Add(sc, v[0], 1).z] + _call(sc, body_f, vars_, types) + pushed
 
     replay_types = [DataType.DT_INT32] + types + [DataType.DT_VARIANT] * len(saved)
     tag = node.name.replace("/", "_").lower()
@@ -208,7 +208,7 @@ def _while_grad(scope: Scope, op: Operation, grads: list[Output]) -> list[Output
         [types[i] for i in resources]
 
     def back_cond(sc: Scope, *v: Output) -> Output:
-        return ops.Greater(sc, v[0], 0)
+        return ops.Greater(sc, v[0], 0).z
 
     def back_body(sc: Scope, *v: Output) -> list[Output]:
         k = len(diff_out)
@@ -223,7 +223,7 @@ def _while_grad(scope: Scope, op: Operation, grads: list[Output]) -> list[Output
             vars_[i] = h
         new_dvars = list(ops.PartitionedCall(sc, vars_ + dvars, body_grad.output_types, body_grad).output)
         by_input = dict(zip(diff_in, new_dvars))
-        return [ops.Sub(sc, v[0], 1)] + [by_input[i] if i in by_input else ops.ZerosLike(sc, dv).y
+        return [ops.Sub(sc, v[0], 1).z] + [by_input[i] if i in by_input else ops.ZerosLike(sc, dv).y
                                          for i, dv in zip(diff_out, dvars)] + popped_accs + handles
 
     back_c = Function.from_callable(s, f"{tag}_backward_cond_{_key(node)}", back_types, back_cond)

@@ -104,7 +104,7 @@ LIST_CASES = [graph_case("list_basics", list_basics, tf_list_basics, x=values(),
 
 
 # -- TensorArrays ---------------------------------------------------------------------------------------------
-def tensor_array(s: Any, x: Any) -> list:
+def tensor_array(s: Any, x: Any) -> tuple:
     from tfops_py import ops
     from tfops_py.framework.node_builder import add_node
     from tfops_py.framework.op_def import get_op_def
@@ -150,7 +150,7 @@ TENSOR_ARRAY_CASES = [graph_case("tensor_array", tensor_array, tf_tensor_array, 
 
 
 # -- TF1 dataflow ------------------------------------------------------------------------------------------------
-def dataflow(s: Any, x: Any, n: Any) -> tuple:
+def dataflow(s: Any, x: Any, n: Any) -> list:
     from tfops_py import ops
 
     loop = ops.BuildWhileLoop(s, [ops.Const(s, 0), x, n], lambda sc, v: ops.Less(sc, v[0], v[2]),
@@ -269,11 +269,11 @@ def switch_n(s: Any, x: Any, k: Any) -> list:
 
 
 def tf_switch_n(tf: Any, x: Any, k: Any) -> list:
-    from tensorflow.core.framework import attr_value_pb2
     from tensorflow.python.ops import gen_control_flow_ops
 
     graph = tf.compat.v1.get_default_graph()
-    attrs = {"num_outs": attr_value_pb2.AttrValue(i=3), "T": attr_value_pb2.AttrValue(type=x.dtype.as_datatype_enum)}
+    attr = tf.compat.v1.AttrValue
+    attrs = {"num_outs": attr(i=3), "T": attr(type=x.dtype.as_datatype_enum)}
     op = graph.create_op("_SwitchN", [x, k], [x.dtype] * 3, name="SwitchN", attrs=attrs)
     return [gen_control_flow_ops.merge([op.outputs[j] * float(j + 1) for j in range(3)]).output]
 

@@ -319,7 +319,8 @@ def _pop_back(ctx: KernelContext, handle: Any, element_shape: Any) -> tuple[Tens
     if value is None:
         shape = _merge(ctx, shape_from_tensor(ctx, element_shape), lst.element_shape)
         if not shape.IsFullyDefined():
-            ctx.invalid_argument(f"Trying to read an uninitialized tensor but element_shape is not fully defined.{shape}")
+            ctx.invalid_argument("Trying to read an uninitialized tensor but element_shape is not fully defined."
+                                 f"{shape}")
         value = _zeros(ctx, shape.as_tuple())
     out = lst.copy()
     out.tensors.pop()
