@@ -292,6 +292,20 @@ def keras_bidirectional_frozen():
     return _keras(_bidirectional, lower=True)
 
 
+def keras_rnn_saved_model(kind: str, path: str, batch: int = 2, steps: int = 5, features: int = 3):
+    """A Keras RNN exported unfrozen (``model.export``: resource variables read inside the While body, the body
+    and cond in the library); returns (feeds, TF's outputs) for its ``serve`` signature.  Used live only."""
+    tf.keras.utils.set_random_seed(0)
+    layer = {"lstm": _lstm, "gru": _gru, "bidirectional": _bidirectional}[kind]
+    inp = tf.keras.Input((steps, features))
+    outputs = layer()(inp)
+    model = tf.keras.Model(inp, outputs)
+    model.export(path, verbose=False)
+    x = f32(rng(11), batch, steps, features)
+    served = tf.saved_model.load(path).signatures["serve"](tf.constant(x))
+    return {model.inputs[0].name: x}, {k: v.numpy() for k, v in served.items()}
+
+
 CASES = ["v1_while_simple", "v1_nested", "v1_conds", "v1_while_shapes", "fn_while_cond_case", "fn_nested_calls",
          "frozen_lowered", "fn_tensor_lists", "v1_tensor_array", "greedy_decode", "keras_lstm_functional",
          "keras_lstm_frozen", "keras_gru_functional", "keras_gru_frozen", "keras_bidirectional_functional",
