@@ -59,6 +59,26 @@ def test_chaining_into_and_out_of_the_loop():
     assert got == [[-2.0, 2.0], [-2.0, 2.0]]
 
 
+@pytest.mark.tf
+def test_gradient_graph_exports_and_runs_in_tf():
+    """The gradient graph (forward counter, backprop frame and its loop) imports into TF, which computes the same."""
+    from tests.graphdef.test_export_tf import run_in_tf
+    from tfops_py.graphdef import graph_def_to_bytes
+
+    tf = require_tf()
+    root = Scope.NewRootScope()
+    xs = [ops.Placeholder(root.WithOpName(f"x{k}"), DT_INT32) for k in range(3)]
+    outs = ops.BuildWhileLoop(root, xs, lambda s, v: ops.Less(s, v[0], 10),
+                              lambda s, v: [ops.AddN(s, [v[0], v[1]]), ops.AddN(s, [v[1], 1]), v[2]], "test_loop")
+    grads = AddSymbolicGradients(root, outs, xs)
+    session = ClientSession(root, fetch_numpy=True)
+    for values in ([0, 1, 2], [1, 1, 0], [0, 0, 0], [12, 3, 1]):
+        ours = session.Run(dict(zip(xs, values)), grads + outs)
+        theirs = run_in_tf(tf, graph_def_to_bytes(root), {f"x{k}:0": v for k, v in enumerate(values)},
+                           [o.name() for o in grads + outs], [])
+        assert [int(a) for a in ours] == [int(b) for b in theirs]
+
+
 def test_an_exit_without_gradient_counts_as_zeros():
     root = Scope.NewRootScope()
     x = ops.Placeholder(root, DT_DOUBLE)
