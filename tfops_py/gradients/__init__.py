@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tfops_py.framework.operation import NoGradient
 from tfops_py.gradients import (array_grad, control_flow_grad, function_grad, math_grad,  # noqa: F401
-                                nn_grad)  # (import registers the gradients)
+                                nn_grad, resource_grad)  # (import registers the gradients)
 from tfops_py.gradients.builder import AddSymbolicGradients
 from tfops_py.gradients.checker import ComputeGradientError, ComputeJacobians
 from tfops_py.gradients.registry import (GradFunc, GradOpRegistry, register_gradient, register_no_gradient,
