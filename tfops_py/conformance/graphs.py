@@ -15,8 +15,7 @@ tfops_py (``g`` adds nodes to a Scope) and on TensorFlow (``g`` calls ``tf.raw_o
 returns the op's one output, a tuple of several, or the op itself when it has none.  ``g.after(*ops)``
 adds control dependencies to the ops built inside it; ``g.const(value)`` makes a constant (paths made
 at build time).  For stateful ops, list inputs/outputs, resource handles: what one op on constants
-cannot express.  A TF1 while loop's back edge: ``g.loop_merge(enter)`` makes its Merge (input 1 stands for
-the NextIteration built later) and ``g.close_loop(merge, next_iteration)`` connects it.
+cannot express.
 """
 from __future__ import annotations
 
@@ -48,18 +47,6 @@ class OursGraph:
         from tfops_py import ops
 
         return ops.Const(self.scope, value)
-
-    def loop_merge(self, first: Any, ref: bool = False) -> tuple[Any, Any]:
-        from tfops_py.framework.node_builder import add_node
-        from tfops_py.framework.op_def import get_op_def
-        from tfops_py.framework.operation import Output
-
-        node = add_node(self.scope, get_op_def("RefMerge" if ref else "Merge"), [[first, first]], {},
-                        back_edges=frozenset({1}))
-        return Output(node, 0), Output(node, 1)
-
-    def close_loop(self, merge: Any, next_iteration: Any) -> None:
-        self.scope.graph().UpdateEdge(next_iteration, merge.node(), 1)
 
     @contextlib.contextmanager
     def after(self, *deps: Any) -> Iterator[None]:
@@ -109,11 +96,6 @@ class TFGraph:
     def after(self, *deps: Any) -> Any:
         return self.tf.control_dependencies(list(deps))
 
-    def loop_merge(self, first: Any, ref: bool = False) -> tuple[Any, Any]:
-        return tuple(self.op("RefMerge" if ref else "Merge", [first, first]))  # type: ignore[return-value]
-
-    def close_loop(self, merge: Any, next_iteration: Any) -> None:
-        merge.op._update_input(1, next_iteration)  # how TF's own while_loop v1 closes the cycle
 
 
 def import_node(tf: Any, op: str, args: list[Any], attrs: dict[str, Any]) -> Any:
@@ -141,31 +123,6 @@ def import_node(tf: Any, op: str, args: list[Any], attrs: dict[str, Any]) -> Any
     names = [f"node:{i}" for i in range(node.num_outputs())] or ["node"]
     out = tf.compat.v1.import_graph_def(graph_def, input_map=input_map, return_elements=names, name="imported")
     return out[0] if len(out) == 1 else list(out)
-
-
-def via_graph_def(build: Callable[..., Any]) -> Callable[..., Any]:
-    """A graph case's ``tf(tf, *inputs)`` for graphs TF's Python cannot build from raw ops (function-valued
-    attrs: If, While, Case, PartitionedCall): tfops_py's graph from ``build(scope, *inputs)`` on placeholders,
-    exported as a GraphDef with its function library and imported into TF with the inputs mapped, so TF's
-    kernels run the very graph ours run."""
-
-    def tf_side(tf: Any, *inputs: Any) -> Any:
-        from tfops_py import Scope, ops
-        from tfops_py.framework.dtypes import DataType
-        from tfops_py.framework.operation import Operation
-
-        scope = Scope.NewRootScope()
-        placeholders = [ops.Placeholder(scope.WithOpName(f"input_{i}"), DataType(t.dtype.as_datatype_enum)).output
-                        for i, t in enumerate(inputs)]
-        built = build(scope, *placeholders)
-        fetches, targets = built if isinstance(built, tuple) else (built, [])
-        names = [o.name() for o in fetches] + [(t if isinstance(t, Operation) else t.op()).name() for t in targets]
-        graph_def = tf.compat.v1.GraphDef.FromString(scope.ToGraphDef().SerializeToString())
-        out = tf.compat.v1.import_graph_def(graph_def, input_map={f"input_{i}:0": t for i, t in enumerate(inputs)},
-                                            return_elements=names, name="imported")
-        return (out[:len(fetches)], out[len(fetches):]) if targets else out
-
-    return tf_side
 
 
 def ours(recipe: Recipe) -> Callable[..., Any]:

@@ -225,8 +225,7 @@ class CaseList:
     def add_graph_case(self, op: str, build: Callable[..., Any], tf: Callable[..., Any], inputs: Sequence[Any] = (),
                        *, id: str, compare: str = "ew", note: str | None = None) -> None:
         """A graph case of ``op`` built by a function per side: ``build(scope, *inputs)`` on tfops_py and
-        ``tf(tf, *inputs)`` on TF (for graphs TF's Python cannot build from raw ops, ``tf`` may be
-        :func:`tfops_py.conformance.graphs.via_graph_def` of ``build``)."""
+        ``tf(tf, *inputs)`` on TF."""
         if compare not in COMPARE_KINDS:
             raise ValueError(f"compare must be one of {COMPARE_KINDS}, not {compare!r}")
         graph = GraphCase(id=id, build=build, tf=tf, inputs={}, dtypes={}, shapes={}, compare=compare, note=note,
