@@ -42,6 +42,7 @@ def core_message(text: str) -> str:
 def same_message(ours: str, theirs: str) -> bool:
     # Eager TF names a Select node "Select"; the C++ class (and so our default node name) is Where3.
     ours = ours.replace("Inputs to operation Where3 of type", "Inputs to operation Select of type")
+    ours = ours.strip()  # core_message strips TF's text, which may end in whitespace it quotes (a bad value)
     if ours == theirs:
         return True
     return any(a.search(ours) and b.search(theirs) for a, b in SAME_MEANING)

@@ -6,6 +6,7 @@ from typing import Any
 import numpy as np
 
 from tfops_py.conformance import CaseList, reference
+from tfops_py.framework.dtypes import DataType
 
 
 def strings(*items: Any) -> np.ndarray:
@@ -86,6 +87,82 @@ def build(out: CaseList) -> None:
     out.add("Fingerprint", [strings("a"), scalar("md5")], id="Fingerprint/bad_method")
     out.add("Fingerprint", [strings("a"), strings("farmhash64")], id="Fingerprint/method_not_scalar")
     out.add("Fingerprint", [scalar("a"), method], id="Fingerprint/scalar_data")
+
+    # AsString: every attr and its errors
+    floats = np.array([1.5, -np.nan, np.nan, np.inf, -np.inf, -0.0, 1e20, 1.23456789e-5, 0.1], np.float32)
+    for attrs in ({}, {"shortest": True}, {"scientific": True, "precision": 2, "width": 12, "fill": "0"},
+                  {"width": 8, "fill": "-"}, {"precision": 0, "width": 3, "fill": "+"}, {"fill": "#", "shortest": True,
+                                                                                         "width": 9}):
+        for dtype in (np.float32, np.float64, np.float16):
+            out.add("AsString", [floats.astype(dtype)], attrs)
+        out.add("AsString", [(floats[:4] + 1j * floats[4:8]).astype(np.complex64)], attrs)
+    ints = np.array([0, 1, -1, 127, -128], np.int8)
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
+        info = np.iinfo(dtype)
+        out.add("AsString", [np.array([info.min, info.max, 0], dtype)], {"width": 5, "fill": "0"})
+    out.add("AsString", [ints.astype(np.int32)], {"width": 4, "fill": " "})
+    out.add("AsString", [np.array([True, False])], {"width": 7})
+    out.add("AsString", [strings("ab", "", "abcdef")], {"width": 4})
+    out.add("AsString", [strings("ab", "", "abcdef")], {"width": 4, "precision": 3, "fill": "-"})
+    out.add("AsString", [strings("ab", "abcdef")], {"precision": 3})
+    out.add("AsString", [ints], {"precision": 2}, id="AsString/int_precision")
+    out.add("AsString", [ints], {"scientific": True}, id="AsString/int_scientific")
+    out.add("AsString", [floats], {"fill": "ab", "width": 3}, id="AsString/long_fill")
+    out.add("AsString", [floats], {"fill": "x", "width": 3}, id="AsString/bad_fill")
+    out.add("AsString", [floats], {"shortest": True, "scientific": True}, id="AsString/both")
+    # StringToNumber: what parses for each type, and what does not
+    numbers = ["1", " 1", "1 ", "+1", "-0", "00012", "\t5\n", "-1", "2147483647", "-2147483648", "4294967295",
+               "9223372036854775807", "18446744073709551615"]
+    float_only = ["0x10", "1e3", "1.5", ".5", "5.", "inf", "-Infinity", "nan", "NaN", "INF", "Nan(123)", "0x1p3",
+                  "1e400", "1e-400", "3.4028236e38", "1.0e+2", "-0x.8p1"]
+    for dtype, ok in ((DataType.DT_FLOAT, numbers + float_only), (DataType.DT_DOUBLE, numbers + float_only),
+                      (DataType.DT_INT32, numbers[:10]), (DataType.DT_INT64, numbers[:12]),
+                      (DataType.DT_UINT32, [n for n in numbers[:11] if "-" not in n]),
+                      (DataType.DT_UINT64, [n for n in numbers if "-" not in n])):
+        out.add("StringToNumber", [strings(*ok)], {"out_type": dtype})
+    for k, bad in enumerate(["", " ", "1_0", "\uff11", "infx", "0b1", "1,5", "e5", "x"]):
+        out.add("StringToNumber", [strings(bad)], {"out_type": DataType.DT_FLOAT}, id=f"StringToNumber/bad{k}")
+    for k, (bad, dtype) in enumerate([("2147483648", DataType.DT_INT32), ("-1", DataType.DT_UINT32),
+                                      ("-0", DataType.DT_UINT64), ("1.5", DataType.DT_INT64),
+                                      ("18446744073709551616", DataType.DT_UINT64)]):
+        out.add("StringToNumber", [strings(bad)], {"out_type": dtype}, id=f"StringToNumber/range{k}")
+    # base64: round trips of random bytes, TF's padding rules and errors
+    rng = out.rng()
+    raw = strings(*(rng.integers(0, 256, n).astype(np.uint8).tobytes() for n in range(12)))
+    for pad in (False, True):
+        out.add("EncodeBase64", [raw], {"pad": pad})
+    out.add("DecodeBase64", [strings("-_8", "-_8=", "YQ", "YQ==", "", "YR", "YR==", "YWJj", "YWJjZA")])
+    for k, bad in enumerate(["YQ=", "Y", "Y===", "YQ==YQ==", "+/8=", "Y Q", "YQ\n", "====", "YQ=x", "!", "AAAA!",
+                             "!AAAA"]):
+        out.add("DecodeBase64", [strings(bad)], id=f"DecodeBase64/bad{k}")
+
+    # Substr
+    for dtype in (np.int32, np.int64):
+        out.add("Substr", [strings("hello", "abc"), np.array([1, -2], dtype), np.array([2, 5], dtype)])
+        out.add("Substr", [strings([["hello"], ["abc"]]), np.array([0, 1], dtype), np.array([1, 2], dtype)])
+    out.add("Substr", [strings("hello", "abc"), np.int32(1), np.int32(2)])
+    out.add("Substr", [strings("abc", ""), np.int32(0), np.int32(-1)])
+    out.add("Substr", [strings("abc"), np.int32(3), np.int32(2)])
+    out.add("Substr", [strings("hello"), np.array([1], np.int32), np.array([-1], np.int32)])
+    utf8 = strings("h\u00e9llo", b"\xff\xfeab", "\U0001f600x")
+    out.add("Substr", [utf8, np.int32(1), np.int32(2)], {"unit": "UTF8_CHAR"})
+    out.add("Substr", [utf8, np.int32(-2), np.int32(5)], {"unit": "UTF8_CHAR"})
+    out.add("Substr", [utf8, np.int32(1), np.int32(2)], {"unit": "BYTE"})
+    out.add("Substr", [strings("hello", "abc"), np.array([1, 4], np.int32), np.array([2, 5], np.int32)],
+            id="Substr/pos_out_of_range")
+    out.add("Substr", [strings("hello", "abc"), np.array([1, -4], np.int32), np.array([2, 5], np.int32)],
+            id="Substr/pos_negative_out_of_range")
+    out.add("Substr", [strings("h\u00e9llo"), np.int32(6), np.int32(5)], {"unit": "UTF8_CHAR"},
+            id="Substr/utf8_out_of_range")
+    out.add("Substr", [strings("hello"), np.array([1, 2], np.int32), np.array([1], np.int32)],
+            id="Substr/pos_len_shapes")
+    out.add("Substr", [strings("hello", "a", "b"), np.array([1, 2], np.int32), np.array([1, 2], np.int32)],
+            id="Substr/incompatible")
+    out.add("Substr", [strings("ab", "abc"), np.array([5], np.int32), np.array([1], np.int32)], id="Substr/bcast1")
+    matrix = strings([["ab", "abc"]])
+    for unit in ("BYTE", "UTF8_CHAR"):
+        out.add("Substr", [matrix, np.array([[0], [5]], np.int32), np.array([[1], [1]], np.int32)], {"unit": unit},
+                id=f"Substr/bcast2/{unit}")
 
 
 def empty_rows_fingerprint(run_tf: Any, op: str, inputs: list, attrs: dict) -> list:
