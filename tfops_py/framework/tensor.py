@@ -45,7 +45,7 @@ def string_array(value: np.ndarray) -> np.ndarray:
     if value.dtype.kind == "S":
         return value.astype(object)
     flat = value.reshape(-1).tolist()
-    if value.dtype.kind == "O" and all(type(v) is bytes for v in flat):
+    if value.dtype.kind == "O" and set(map(type, flat)) <= {bytes}:
         return value
     items = []
     for v in flat:

@@ -39,6 +39,8 @@ def build(out: CaseList) -> None:
     out.add("StringSplitV2", [strings(" a  b c ", "", "  ", "a\x1cb\x0bc\x00d"), scalar("")], {"maxsplit": 1},
             compare="exact")
     out.add("StringSplitV2", [strings("a,,b,", ""), scalar(",")], compare="exact")
+    out.add("StringSplitV2", [strings("caf\u00e9", "a ", "a b", " a b  c ", ""), scalar("")], {"maxsplit": 2},
+            compare="exact")
     out.add("StringSplitV2", [strings("a<>b<><>c"), scalar("<>")], {"maxsplit": 2}, compare="exact")
     out.add("StringSplitV2", [strings([["a"]]), scalar("")], id="StringSplitV2/not_vector")
     out.add("StringSplitV2", [strings("a"), strings(" ")], id="StringSplitV2/sep_not_scalar")
@@ -95,7 +97,9 @@ def build(out: CaseList) -> None:
                                                                                          "width": 9}):
         for dtype in (np.float32, np.float64, np.float16):
             out.add("AsString", [floats.astype(dtype)], attrs)
-        out.add("AsString", [(floats[:4] + 1j * floats[4:8]).astype(np.complex64)], attrs)
+        pairs = floats[:4].astype(np.complex64)
+        pairs.imag = floats[4:8]
+        out.add("AsString", [pairs], attrs)
     ints = np.array([0, 1, -1, 127, -128], np.int8)
     for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64):
         info = np.iinfo(dtype)

@@ -28,11 +28,11 @@ def utf8_char_counts(items: Sequence[bytes]) -> np.ndarray:
     """Per string, the number of UTF-8 characters as TF counts them: bytes that are not continuation bytes
     (``10xxxxxx``), so malformed input counts each stray lead byte."""
     lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
-    data = np.frombuffer(b"".join(items), dtype=np.uint8)
-    starts = (data & 0xC0) != 0x80
-    cum = np.concatenate(([0], np.cumsum(starts, dtype=np.int64)))
-    ends = np.cumsum(lengths)
-    return cum[ends] - cum[ends - lengths]
+    data = np.frombuffer(b"".join(items) + b"\0", dtype=np.uint8)  # the sentinel keeps every start in range
+    continuation = (data & 0xC0) == 0x80
+    starts = np.cumsum(lengths) - lengths
+    within = np.add.reduceat(continuation, starts, dtype=np.int64) if len(items) else lengths
+    return lengths - np.where(lengths > 0, within, 0)  # reduceat gives the element itself for empty segments
 
 
 def attr_bytes(ctx: Any, name: str) -> bytes:

@@ -122,13 +122,33 @@ register_shape("StringSplit", "StringSplitV2")(_split_shapes)
 def sparse_from_rows(ctx: KernelContext, rows: list[list[bytes]]) -> tuple[Any, Any, Any]:
     """(indices, values, dense_shape) of a SparseTensor holding row ``i``'s tokens at ``[i, 0..]``."""
     counts = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    total = int(counts.sum())
+    return sparse_from_counts(ctx, counts, list(itertools.chain.from_iterable(rows)))
+
+
+def sparse_from_counts(ctx: KernelContext, counts: np.ndarray, tokens: list[bytes]) -> tuple[Any, Any, Any]:
+    """The SparseTensor of ``tokens`` (row-major), ``counts[i]`` of them in row ``i``."""
+    total = len(tokens)
     starts = np.cumsum(counts) - counts
-    row_ids = np.repeat(np.arange(len(rows), dtype=np.int64), counts)
+    row_ids = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
     indices = np.stack([row_ids, np.arange(total, dtype=np.int64) - starts[row_ids]], axis=1)
-    shape = np.array([len(rows), int(counts.max()) if len(rows) else 0], dtype=np.int64)
-    values = string_array(list(itertools.chain.from_iterable(rows)), (total,))
+    shape = np.array([len(counts), int(counts.max()) if len(counts) else 0], dtype=np.int64)
+    values = string_array(tokens, (total,))
     return ctx.asarray(indices.reshape(total, 2), DataType.DT_INT64), values, ctx.asarray(shape, DataType.DT_INT64)
+
+
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[list(b" \t\n\v\f\r")] = True
+
+
+def _whitespace_token_counts(items: list[bytes]) -> np.ndarray:
+    """Per string, its number of runs of non-whitespace bytes (the tokens of ``bytes.split()``)."""
+    space = _ASCII_SPACE[np.frombuffer(b" ".join(items), dtype=np.uint8)]
+    first = ~space
+    first[1:] &= space[:-1]
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    row_starts = np.cumsum(lengths + 1) - (lengths + 1)
+    rows = np.searchsorted(row_starts, np.flatnonzero(first), side="right") - 1
+    return np.bincount(rows, minlength=len(items)).astype(np.int64)
 
 
 def _check_vector_and_scalar(ctx: KernelContext, x: Any, sep: Any, sep_name: str) -> None:
@@ -146,7 +166,16 @@ def _string_split_v2(ctx: KernelContext, input: Any, sep: Any) -> tuple[Any, Any
     if maxsplit == 0:  # every string is one token, as it is (even empty, even in whitespace mode)
         return sparse_from_rows(ctx, [[s] for s in items])
     delimiter = sep[()] or None  # empty: runs of ASCII whitespace, empty tokens dropped (bytes.split(None))
-    return sparse_from_rows(ctx, [s.split(delimiter, maxsplit) for s in items])
+    if maxsplit < 0 and items and (delimiter is None or len(delimiter) == 1):
+        # Whole tensor at once: joined on a byte that splits, one split yields every row's tokens in order
+        tokens = (delimiter or b" ").join(items).split(delimiter)
+        counts = _whitespace_token_counts(items) if delimiter is None else \
+            np.fromiter(map(bytes.count, items, itertools.repeat(delimiter)), np.int64, len(items)) + 1
+        return sparse_from_counts(ctx, counts, tokens)
+    rows = [s.split(delimiter, maxsplit) for s in items]
+    if delimiter is None and maxsplit > 0:  # TF keeps the (empty) rest once maxsplit tokens are taken
+        rows = [row + [b""] if len(row) == maxsplit else row for row in rows]
+    return sparse_from_rows(ctx, rows)
 
 
 @register_kernel("StringSplit", host=True)
