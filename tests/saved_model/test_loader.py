@@ -39,8 +39,6 @@ def _check(model, expected, rtol=1e-5):
 @pytest.mark.parametrize("backend", ["numpy", "array_api_strict"])
 def test_models_match_tf(models, name, backend):
     path, expected = models[name]
-    if backend == "array_api_strict" and name == "keras_cnn":
-        pytest.skip("Conv2D has no array-API kernel path on main yet")
     _check(sm.load(path, backend=backend), expected)
 
 
