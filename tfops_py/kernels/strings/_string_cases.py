@@ -168,6 +168,21 @@ def build(out: CaseList) -> None:
         out.add("Substr", [matrix, np.array([[0], [5]], np.int32), np.array([[1], [1]], np.int32)], {"unit": unit},
                 id=f"Substr/bcast2/{unit}")
 
+    # UnsortedSegmentJoin
+    table = strings([["a", "b"], ["c", "d"], ["e", "f"]])
+    out.add("UnsortedSegmentJoin", [table, np.array([1, 0, 1], np.int32), np.int32(3)], {"separator": ":"})
+    out.add("UnsortedSegmentJoin", [table, np.array([[0, 1], [1, 0], [0, 0]], np.int64), np.int64(2)],
+            {"separator": ","})
+    out.add("UnsortedSegmentJoin", [strings("x", "y"), np.array([0, 0], np.int32), np.int32(1)])
+    for k, (ids, num) in enumerate([([1, -1, 1], 2), ([1, 5, 1], 2), ([0, 1, 0], 0), ([0, 1, 0], -1)]):
+        out.add("UnsortedSegmentJoin", [table, np.array(ids, np.int32), np.int32(num)],
+                id=f"UnsortedSegmentJoin/bad{k}")
+    out.add("UnsortedSegmentJoin", [table, np.array([0, 1], np.int32), np.int32(2)],
+            id="UnsortedSegmentJoin/prefix")
+    out.add("UnsortedSegmentJoin", [table, np.array([0, 1, 0], np.int32), np.array([2], np.int32)],
+            id="UnsortedSegmentJoin/num_not_scalar")
+    out.add("UnsortedSegmentJoin", [scalar("a"), np.int32(0), np.int32(2)], id="UnsortedSegmentJoin/scalar_ids")
+
 
 def empty_rows_fingerprint(run_tf: Any, op: str, inputs: list, attrs: dict) -> list:
     """Fingerprint of string rows without elements: TF's value for numeric rows without bytes."""

@@ -12,13 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from tfops_py.conformance import BOOL, choice, conformance, family_cases, one_of, reduction_axes, text
+from tfops_py.conformance import BOOL, choice, conformance, family_cases, one_of, reduction_axes, text, values
 from tfops_py.errors import OutOfRangeError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
 from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._shape_util import merge_shapes
+from tfops_py.kernels.array.grad_scatter_ops import _unsorted_segment_sum_shape as unsorted_segment_shape
 from tfops_py.kernels.registry import KernelContext, register_kernel
 from tfops_py.kernels.strings._text import (attr_bytes, flat_strings, map_strings, string_array,
                                              utf8_char_counts)
@@ -242,3 +243,45 @@ conformance("StringLower", input=text(invalid=True), encoding=one_of("", "utf-8"
 conformance("StringUpper", input=text(invalid=True), encoding=one_of("", "utf-8"), shapes=_TEXT_SHAPES)
 conformance("StringLength", input=text(invalid=True), unit=one_of("BYTE", "UTF8_CHAR"), shapes=_TEXT_SHAPES)
 family_cases("tfops_py.kernels.strings._string_cases:build")
+
+
+# -- UnsortedSegmentJoin ---------------------------------------------------------------------------------------
+register_shape("UnsortedSegmentJoin")(unsorted_segment_shape)  # TF's UnsortedSegmentReductionShapeFn
+
+
+@register_kernel("UnsortedSegmentJoin", host=True)
+def _unsorted_segment_join(ctx: KernelContext, inputs: Any, segment_ids: Any, num_segments: Any) -> Any:
+    """Row ``j`` joins, element by element, the rows of ``inputs`` whose id is ``j``, in index order."""
+    n = np.asarray(ctx.host(num_segments))
+    if n.ndim != 0:
+        ctx.invalid_argument("Number of segments must be a scalar")
+    ids = np.asarray(ctx.host(segment_ids)).astype(np.int64)
+    if ids.ndim == 0:
+        ctx.invalid_argument("Segment_id cannot have rank 0")
+    x = np.asarray(inputs, dtype=object)
+    for i, (a, b) in enumerate(zip(ids.shape, x.shape)):
+        if a != b:
+            # TF's message names the segment dimension twice (its text, kept as users see it)
+            ctx.invalid_argument(f"Segment dimension is {a} while input dimension is {a} in rank {i}")
+    if ids.ndim > x.ndim:
+        ctx.invalid_argument(f"Segment_id rank {ids.ndim} is larger than input rank {x.ndim}")
+    rows = int(n)
+    if rows < 0:
+        ctx.invalid_argument(f"Number of segments must be non-negative but got {rows}")
+    flat_ids = ids.reshape(-1)
+    if flat_ids.size and (flat_ids.min() < 0 or flat_ids.max() >= rows):
+        ctx.invalid_argument("segment_ids are not allowed to exceed num_segments or to have negative values.")
+    inner = x.shape[ids.ndim:]
+    k = int(np.prod(inner, dtype=np.int64))
+    order = np.argsort(flat_ids, kind="stable")
+    grouped = x.reshape(flat_ids.size, k)[order].T.tolist()  # per column, the rows in segment order
+    bounds = np.searchsorted(flat_ids[order], np.arange(rows + 1)).tolist()
+    sep = attr_bytes(ctx, "separator")
+    joined = [sep.join(column[bounds[j]:bounds[j + 1]]) for j in range(rows) for column in grouped] if k else []
+    return string_array(joined, (rows,) + inner)
+
+
+conformance("UnsortedSegmentJoin", inputs=text(), segment_ids=values("small"), num_segments=choice(4, 9),
+            separator=one_of("", ","),
+            shapes=[{"inputs": (3,), "segment_ids": (3,)}, {"inputs": (3, 2), "segment_ids": (3,)},
+                    {"inputs": (2, 3), "segment_ids": (2, 3)}, {"inputs": (0, 2), "segment_ids": (0,)}])
