@@ -20,6 +20,7 @@ from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, un
 from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._shape_util import merge_shapes
 from tfops_py.kernels.array.grad_scatter_ops import _unsorted_segment_sum_shape as unsorted_segment_shape
+from tfops_py.kernels.math.reduction_ops import _reduction_shape as reduction_shape
 from tfops_py.kernels.registry import KernelContext, register_kernel
 from tfops_py.kernels.strings._text import (attr_bytes, flat_strings, map_strings, string_array,
                                              utf8_char_counts)
@@ -62,18 +63,12 @@ conformance("StringJoin", inputs=text(), separator=one_of("", " ", "--"), N=one_
 @register_shape("ReduceJoin")
 def _reduce_join_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     """TF's ReductionShape: repeated axes are not a build-time error (the kernel reports them)."""
-    x, idx = ctx.input(0), ctx.with_rank_at_most(ctx.input(1), 1)
+    x = ctx.input(0)
+    ctx.with_rank_at_most(ctx.input(1), 1)
     keep = ctx.attr("keep_dims")
     value = ctx.input_tensor(1)
-    if value is None:
-        if idx.num_elements() == 0:
-            return [x]
-        if x.unknown_rank():
-            return [unknown_shape()]
-        return [unknown_shape(x.dims()) if keep else
-                unknown_shape(x.dims() - 1) if idx.dims() == 0 and x.dims() > 0 else unknown_shape()]
-    if x.unknown_rank():
-        return [unknown_shape()]
+    if value is None or x.unknown_rank():
+        return reduction_shape(ctx)  # the math family's ReductionShape, for what is not known yet
     rank = x.dims()
     axes = set()
     for a in np.asarray(value).reshape(-1).tolist():
