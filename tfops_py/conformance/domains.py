@@ -219,9 +219,8 @@ class Text(Domain):
         return DataType.DT_STRING
 
     def draw(self, d: Draw) -> np.ndarray:
-        pool = list(self._WORDS)
-        pool += self._UNICODE if self.unicode else ()
-        pool += self._INVALID if self.invalid else ()
+        pool: list[bytes] = [*self._WORDS, *(self._UNICODE if self.unicode else ()),
+                             *(self._INVALID if self.invalid else ())]
         shape = d.shape or ()
         n = math.prod(shape)
         items = []

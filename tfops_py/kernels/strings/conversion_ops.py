@@ -135,15 +135,16 @@ def parse_int(s: bytes, signed: bool) -> int | None:
 def _string_to_number(ctx: KernelContext, string_tensor: Any) -> Any:
     dt = ctx.attrs["out_type"]
     items = flat_strings(string_tensor)
+    parsed: list[float | int | None]
     if dt.is_floating:
         parsed = [parse_float(s) for s in items]
-        lo = hi = None
+        lo, hi = -float("inf"), float("inf")
     else:
         info = np.iinfo(dt.numpy_dtype)
         lo, hi = int(info.min), int(info.max)
         parsed = [parse_int(s, lo < 0) for s in items]
     for s, v in zip(items, parsed):
-        if v is None or lo is not None and not lo <= v <= hi:
+        if v is None or not lo <= v <= hi:  # NaN compares False but is a float result: checked by `is None`
             ctx.invalid_argument("StringToNumberOp could not correctly convert string: "
                                  + s.decode("utf-8", "backslashreplace"))
     with np.errstate(over="ignore"):

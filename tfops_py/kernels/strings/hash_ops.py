@@ -118,8 +118,9 @@ def _fingerprint_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     data = ctx.with_rank_at_least(ctx.input(0), 1)
     ctx.with_rank(ctx.input(1), 0)
     method = ctx.input_tensor(1)
-    if method is not None and method[()] != b"farmhash64":
-        ctx.invalid_argument(f"Unsupported method: {method[()].decode('utf-8', 'backslashreplace')}")
+    name: bytes | None = None if method is None else np.asarray(method).item()
+    if name is not None and name != b"farmhash64":
+        ctx.invalid_argument(f"Unsupported method: {name.decode('utf-8', 'backslashreplace')}")
     return [PartialTensorShape([-1 if data.unknown_rank() else data.as_tuple()[0], _FINGERPRINT_SIZE])]
 
 
@@ -132,8 +133,9 @@ def _fingerprint(ctx: KernelContext, data: Any, method: Any) -> Any:
     _need(ctx, farmhash, "pyfarmhash")
     if np.ndim(method) != 0:
         ctx.invalid_argument(f"`method` should be a scalar string: {format_shape(np.shape(method))}")
-    if method[()] != b"farmhash64":
-        ctx.invalid_argument(f"Unsupported fingerprint method: {method[()].decode('utf-8', 'backslashreplace')}")
+    name: bytes = np.asarray(method).item()
+    if name != b"farmhash64":
+        ctx.invalid_argument(f"Unsupported fingerprint method: {name.decode('utf-8', 'backslashreplace')}")
     if np.ndim(data) == 0:
         ctx.invalid_argument("`data` should have at least one dimension: []")
     rows = np.shape(data)[0]

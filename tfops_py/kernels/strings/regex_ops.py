@@ -10,6 +10,7 @@ empty match the scan moves on by one UTF-8 character (one byte where the bytes a
 from __future__ import annotations
 
 import functools
+import importlib
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from tfops_py.kernels.strings._text import attr_bytes, flat_strings, map_strings
 CONFORMANCE_FAMILY = "strings"
 
 try:
-    from re2 import _re2
+    _re2: Any = importlib.import_module("re2._re2")  # the C++ binding: RE2 objects, Match with spans
 except ImportError:  # pragma: no cover - the strings extra is not installed
     _re2 = None
 

@@ -68,7 +68,7 @@ def _reduce_join_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     keep = ctx.attr("keep_dims")
     value = ctx.input_tensor(1)
     if value is None or x.unknown_rank():
-        return reduction_shape(ctx)  # the math family's ReductionShape, for what is not known yet
+        return list(reduction_shape(ctx))  # the math family's ReductionShape, for what is not known yet
     rank = x.dims()
     axes = set()
     for a in np.asarray(value).reshape(-1).tolist():
