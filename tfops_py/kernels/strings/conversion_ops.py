@@ -138,13 +138,13 @@ def _string_to_number(ctx: KernelContext, string_tensor: Any) -> Any:
     parsed: list[float | int | None]
     if dt.is_floating:
         parsed = [parse_float(s) for s in items]
-        lo, hi = -float("inf"), float("inf")
+        lo, hi = 0, 0  # not used: floats have no range check
     else:
         info = np.iinfo(dt.numpy_dtype)
         lo, hi = int(info.min), int(info.max)
         parsed = [parse_int(s, lo < 0) for s in items]
     for s, v in zip(items, parsed):
-        if v is None or not lo <= v <= hi:  # NaN compares False but is a float result: checked by `is None`
+        if v is None or not dt.is_floating and not lo <= v <= hi:  # floats overflow to inf, as TF's do
             ctx.invalid_argument("StringToNumberOp could not correctly convert string: "
                                  + s.decode("utf-8", "backslashreplace"))
     with np.errstate(over="ignore"):
