@@ -152,6 +152,10 @@ def build(out: CaseList) -> None:
     out.add("Substr", [utf8, np.int32(1), np.int32(2)], {"unit": "UTF8_CHAR"})
     out.add("Substr", [utf8, np.int32(-2), np.int32(5)], {"unit": "UTF8_CHAR"})
     out.add("Substr", [utf8, np.int32(1), np.int32(2)], {"unit": "BYTE"})
+    for pos, length in ((1, -1), (0, -1), (-2, 0), (-1, 5), (-4, 3), (-3, -1), (4, 0)):
+        for unit in ("BYTE", "UTF8_CHAR"):
+            out.add("Substr", [strings("h\u00e9llo"), np.int32(pos), np.int32(length)], {"unit": unit},
+                    id=f"Substr/{unit}/{pos}/{length}")
     out.add("Substr", [strings("hello", "abc"), np.array([1, 4], np.int32), np.array([2, 5], np.int32)],
             id="Substr/pos_out_of_range")
     out.add("Substr", [strings("hello", "abc"), np.array([1, -4], np.int32), np.array([2, 5], np.int32)],

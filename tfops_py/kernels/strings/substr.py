@@ -1,8 +1,10 @@
 """Substr: substrings by byte or by UTF-8 character, ``pos``/``len`` broadcast against the strings.
 
 A negative ``pos`` counts from the end; ``pos`` outside ``[-length, length]`` is TF's InvalidArgumentError
-naming the element; a negative ``len`` takes the rest of the string.  In ``UTF8_CHAR`` units a character
-starts at every byte that is not a continuation byte, so each stray byte of malformed UTF-8 is one character.
+naming the element; in bytes a negative ``len`` takes the rest of the string.  In ``UTF8_CHAR`` units a
+character starts at every byte that is not a continuation byte, so each stray byte of malformed UTF-8 is one
+character, and a negative ``len`` gives ``b""`` after a non-negative ``pos`` and an error after a negative
+one (TF's character walk).
 """
 from __future__ import annotations
 
@@ -54,17 +56,40 @@ def _substr(ctx: KernelContext, input: Any, pos: Any, length: Any) -> Any:
     matrix = len(shape) == 2 and positions.ndim > 0 and positions.shape != strings.shape
     out = []
     for i, (s, p, n) in enumerate(zip(items, starts, counts)):
-        offsets = _char_starts(s) if by_char else None
-        size = len(offsets) - 1 if offsets is not None else len(s)
-        if not -size <= p <= size:
+        span = _utf8_span(s, p, n) if by_char else _byte_span(s, p, n)
+        if span is None:
             row, column = divmod(i, shape[-1]) if matrix else (i, 0)
             where = "" if by_char else f" b'{s.decode('utf-8', 'backslashreplace')}'"
             index = row if matrix and by_char else f"({row}, {column})" if matrix else i
             ctx.invalid_argument(f"pos {p} out of range for string{where} at index {index}")
-        p = p + size if p < 0 else p
-        end = size if n < 0 else min(size, p + n)
-        out.append(s[offsets[p]:offsets[end]] if offsets is not None else s[p:end])
+        out.append(s[span[0]:span[1]])
     return string_array(out, shape)
+
+
+def _byte_span(s: bytes, pos: int, length: int) -> tuple[int, int] | None:
+    """Byte offsets of ``Substr(s, pos, length)``, or None when ``pos`` is out of range."""
+    size = len(s)
+    if not -size <= pos <= size:
+        return None
+    start = pos + size if pos < 0 else pos
+    return start, size if length < 0 else min(size, start + length)
+
+
+def _utf8_span(s: bytes, pos: int, length: int) -> tuple[int, int] | None:
+    """Byte offsets of a UTF8_CHAR substring, walking characters as TF does: a non-negative ``pos`` steps
+    forward (a negative ``length`` then gives an empty string); a negative ``pos`` places the end first,
+    ``-pos - length`` characters before the end, then the start (a negative ``length`` is out of range)."""
+    offsets = _char_starts(s)
+    chars = len(offsets) - 1
+    if pos >= 0:
+        if pos > chars:
+            return None
+        return offsets[pos], offsets[pos] if length < 0 else offsets[min(chars, pos + length)]
+    skip = max(-pos - length, 0)
+    back = -pos - skip
+    if skip > chars or back < 0 or back > chars - skip:
+        return None
+    return offsets[chars - skip - back], offsets[chars - skip]
 
 
 divergence("Substr", when="pos/len broadcast against the strings in 3 or more dimensions",
