@@ -187,6 +187,27 @@ def build(out: CaseList) -> None:
             id="UnsortedSegmentJoin/num_not_scalar")
     out.add("UnsortedSegmentJoin", [scalar("a"), np.int32(0), np.int32(2)], id="UnsortedSegmentJoin/scalar_ids")
 
+    # DecodeRaw, DecodePaddedRaw: every output type, both byte orders, TF's errors
+    raw16 = strings(*(rng.integers(0, 256, 16).astype(np.uint8).tobytes() for _ in range(6))).reshape(2, 3)
+    raw_types = (DataType.DT_HALF, DataType.DT_FLOAT, DataType.DT_DOUBLE, DataType.DT_INT32, DataType.DT_UINT16,
+                 DataType.DT_UINT8, DataType.DT_INT16, DataType.DT_INT8, DataType.DT_INT64, DataType.DT_COMPLEX64,
+                 DataType.DT_COMPLEX128, DataType.DT_BOOL, DataType.DT_BFLOAT16)
+    for dtype in raw_types:
+        for little in (True, False):
+            out.add("DecodeRaw", [raw16], {"out_type": dtype, "little_endian": little}, compare="exact")
+            if dtype not in (DataType.DT_COMPLEX64, DataType.DT_COMPLEX128, DataType.DT_BOOL):
+                out.add("DecodePaddedRaw", [strings(b"\x01\x02\x03", b"", b"\xff" * 20), np.int32(8)],
+                        {"out_type": dtype, "little_endian": little}, compare="exact")
+    out.add("DecodeRaw", [np.empty((2, 0), dtype=object)], {"out_type": DataType.DT_FLOAT})
+    out.add("DecodeRaw", [strings(b"", b"")], {"out_type": DataType.DT_INT32})
+    out.add("DecodeRaw", [strings(b"abcd", b"abc")], {"out_type": DataType.DT_UINT8}, id="DecodeRaw/sizes")
+    out.add("DecodeRaw", [strings(b"abc", b"def")], {"out_type": DataType.DT_INT16}, id="DecodeRaw/multiple")
+    out.add("DecodePaddedRaw", [strings(b"abc"), np.int32(3)], {"out_type": DataType.DT_INT16},
+            id="DecodePaddedRaw/multiple")
+    out.add("DecodePaddedRaw", [strings(b"abc"), np.int32(-2)], {"out_type": DataType.DT_INT16},
+            id="DecodePaddedRaw/negative")
+    out.add("DecodePaddedRaw", [strings(b"abc"), np.int32(0)], {"out_type": DataType.DT_INT16})
+
 
 def empty_rows_fingerprint(run_tf: Any, op: str, inputs: list, attrs: dict) -> list:
     """Fingerprint of string rows without elements: TF's value for numeric rows without bytes."""
