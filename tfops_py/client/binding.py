@@ -203,6 +203,8 @@ def transfer(src: Any, dst: Any):
     """A step function moving a value between backends (through host memory)."""
 
     def move(ctx: KernelContext, x: Any) -> Any:
+        if hasattr(x, "type_name") or not hasattr(x, "dtype") or isinstance(x, np.ndarray) and x.dtype == object:
+            return x  # host objects (resource handles, TensorLists, dead tensors) and string tensors stay put
         return dst.from_numpy(np.asarray(src.to_numpy(x), order="C"), ctx)  # ascontiguousarray makes 0-d 1-d
 
     return move

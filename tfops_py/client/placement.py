@@ -4,9 +4,16 @@ A node without a device runs on the session's backend.  ``/CPU:k`` runs on NumPy
 (host) and ``/GPU:k`` on CuPy device k, unless the session's ``devices`` mapping
 says otherwise (keys ``"GPU:1"`` or ``"GPU"``; values are backend specs).  The
 assigned device (``WithAssignedDevice``) wins over the requested one.
+
+Host-only nodes (``on_host``): a node with a DT_STRING input or output, or whose kernel
+is registered ``host=True``, runs on the host NumPy backend whatever its device says,
+as TF runs its string, parsing and codec kernels on the host.  String tensors are
+NumPy object arrays of ``bytes`` on every backend; the plan adds transfer steps for
+the numeric values a host node takes from or gives to a device node.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,7 +21,10 @@ from tfops_py.backends import get_backend
 from tfops_py.backends.base import Backend
 from tfops_py.errors import InvalidArgumentError, OpError
 from tfops_py.framework.device_names import parse_device_name
+from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.graph import Node
+from tfops_py.kernels.registry import is_host_only
+
 
 def parse_device(device: str) -> tuple[str, int] | None:
     """``("GPU", 1)`` for ``"/job:w/device:GPU:1"``; None for an empty string or one naming no device type
@@ -36,6 +46,24 @@ def _default_backend_for(kind: str, index: int) -> Backend:
     from tfops_py.backends.cupy_backend import CupyBackend
 
     return CupyBackend(index)
+
+
+def runs_on_host(node: Node) -> bool:
+    """Whether ``node`` must run on the host (a string tensor in or out, or a host-only kernel)."""
+    return is_host_only(node.op) or DataType.DT_STRING in node.output_types or \
+        DataType.DT_STRING in node.input_types
+
+
+def on_host(node: Node, backend: Backend) -> Backend:
+    """``backend``, or the host NumPy backend for a node that must run on the host."""
+    if backend.name == "numpy" or not runs_on_host(node):
+        return backend
+    return _host()
+
+
+@functools.cache
+def _host() -> Backend:
+    return get_backend("numpy")  # one object, so that a value crosses to the host once per plan
 
 
 class Placer:

@@ -32,6 +32,7 @@ from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.client import binding
 from tfops_py.client.binding import CHECK_KERNELS, deref, flatten, kernel_error
 from tfops_py.client.optimizer import optimize
+from tfops_py.client.placement import on_host
 from tfops_py.client.run_options import StepContext
 from tfops_py.kernels._parallel import enter_run, exit_run
 from tfops_py.kernels.registry import KernelContext, find_kernel
@@ -289,7 +290,7 @@ def build_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, .
     nodes = binding.needed_nodes(feed_set, fetches, targets)
 
     def backend_for(n: Any) -> Any:
-        return placer.backend_for(n) if placer is not None else backend
+        return on_host(n, placer.backend_for(n) if placer is not None else backend)
 
     where = {n.id: backend_for(n) for n in nodes}
     library = functions.library if functions is not None else None

@@ -200,6 +200,45 @@ def uniform(lo: float = -1.0, hi: float = 1.0) -> Uniform:
     return Uniform(lo, hi)
 
 
+class Text(Domain):
+    """Random byte strings of text: words of mixed case and digits, spaces, punctuation, multi-byte UTF-8
+    (``unicode``) and, with ``invalid``, malformed UTF-8; at most ``max_words`` words each."""
+
+    _WORDS = (b"a", b"The", b"quick", b"BROWN", b"fox", b"42", b"-3.5", b"x_y", b"1e3", b"  ", b"\t", b"!?",
+              b"don't", b"a,b", b"")
+    _UNICODE = tuple(w.encode() for w in ("caf\u00e9", "\u00dcber", "\u65e5\u672c", "\U0001f600", "\u0130"))
+    _INVALID = (b"\xff", b"\xc3", b"ab\x80")
+
+    def __init__(self, max_words: int = 4, unicode: bool = True, invalid: bool = False):
+        self.max_words, self.unicode, self.invalid = max_words, unicode, invalid
+
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype == DataType.DT_STRING
+
+    def fixed_dtype(self) -> DataType | None:
+        return DataType.DT_STRING
+
+    def draw(self, d: Draw) -> np.ndarray:
+        pool: list[bytes] = [*self._WORDS, *(self._UNICODE if self.unicode else ()),
+                             *(self._INVALID if self.invalid else ())]
+        shape = d.shape or ()
+        n = math.prod(shape)
+        items = []
+        for k in d.rng.integers(0, self.max_words + 1, n):
+            picks = d.rng.integers(0, len(pool), k)
+            seps = d.rng.choice([b" ", b"  ", b"."], size=k)
+            items.append(b"".join(pool[p] + bytes(sep) for p, sep in zip(picks, seps)).rstrip(b" ")
+                         if k else b"")
+        out = np.empty(n, dtype=object)
+        out[:] = items
+        return out.reshape(shape)
+
+
+def text(max_words: int = 4, unicode: bool = True, invalid: bool = False) -> Text:
+    """Random text strings (DT_STRING): words, spaces, punctuation, UTF-8 (``unicode``), bad UTF-8 (``invalid``)."""
+    return Text(max_words, unicode, invalid)
+
+
 # -- explicit values ----------------------------------------------------------------------------------
 class Literal(Domain):
     """Explicit values (Python scalars or nested lists), converted to the input's dtype."""
@@ -241,6 +280,26 @@ class Literal(Domain):
         if d.dtype == DataType.DT_STRING:
             return np.array(self.value, dtype=object)
         return np.asarray(self.value).astype(d.dtype.numpy_dtype)
+
+
+class Choice(Domain):
+    """One of a few explicit scalar values (a separator, a pattern), picked at random per case."""
+
+    patterned = False
+
+    def __init__(self, *options: Any):
+        self.options = tuple(Literal(o) for o in options)
+
+    def accepts(self, dtype: DataType) -> bool:
+        return all(o.accepts(dtype) for o in self.options)
+
+    def draw(self, d: Draw) -> np.ndarray:
+        return self.options[int(d.rng.integers(len(self.options)))].draw(d)
+
+
+def choice(*options: Any) -> Choice:
+    """A scalar input drawn from ``options`` (``choice(b"", b" ", b",")``)."""
+    return Choice(*options)
 
 
 def _is_bytes(value: Any) -> bool:

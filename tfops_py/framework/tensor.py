@@ -20,6 +20,8 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 def _scalar(v: Any) -> np.ndarray:
     if isinstance(v, (bool, np.bool_)):
         return np.asarray(v, dtype=np.bool_)
+    if isinstance(v, (str, bytes)):  # before np.generic: np.str_ and np.bytes_ are both
+        return string_array(np.asarray(v, dtype=object))
     if isinstance(v, np.generic):
         arr = np.asarray(v)
         _check_dtype(arr)
@@ -32,18 +34,33 @@ def _scalar(v: Any) -> np.ndarray:
         raise InvalidArgumentError(f"integer literal {v} does not fit in int64")
     if isinstance(v, float):
         return np.asarray(v, dtype=np.float32)
-    if isinstance(v, str):
-        return np.asarray(v.encode("utf-8"), dtype=object)
-    if isinstance(v, bytes):
-        return np.asarray(v, dtype=object)
     if isinstance(v, complex):
         raise InvalidArgumentError("complex literals are not supported as Input; pass a NumPy array")
     raise InvalidArgumentError(f"cannot convert {type(v).__name__} value {v!r} to a tensor")
 
 
+def string_array(value: np.ndarray) -> np.ndarray:
+    """The canonical string tensor: an object array of ``bytes``, from ``S``/``U``/StringDType arrays or object
+    arrays of ``str``/``bytes`` (``str`` is UTF-8 encoded; NumPy's ``S`` dtype drops trailing NUL bytes)."""
+    if value.dtype.kind == "S":
+        return value.astype(object)
+    flat = value.reshape(-1).tolist()
+    if value.dtype.kind == "O" and set(map(type, flat)) <= {bytes}:
+        return value
+    items = []
+    for v in flat:
+        if isinstance(v, str):
+            items.append(v.encode("utf-8", "surrogateescape"))
+        elif isinstance(v, bytes):
+            items.append(bytes(v))
+        else:
+            raise InvalidArgumentError(f"cannot convert {type(v).__name__} element {v!r} to a string")
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out.reshape(value.shape)
+
+
 def _check_dtype(arr: np.ndarray) -> None:
-    if arr.dtype.kind in "US":
-        return
     try:
         as_datatype(arr.dtype)
     except TypeError:
@@ -101,9 +118,8 @@ def _homogeneous(v: list | tuple, kind: str) -> np.ndarray:
 def literal_to_array(value: Any) -> np.ndarray:
     """A NumPy array for a literal Input/feed value, typed as TF types C++ literals."""
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "US":
-            return np.vectorize(lambda s: s.encode("utf-8") if isinstance(s, str) else s,
-                                otypes=[object])(value)
+        if value.dtype.kind in "USTO":
+            return string_array(value)
         _check_dtype(value)
         return value
     if isinstance(value, (list, tuple)):

@@ -13,6 +13,11 @@ the value itself when the op has a single output argument, else a tuple (a list
 inside it for a list output).  Attrs are in ``ctx.attrs`` with TF's names.
 A backend-specific variant may be registered with ``backend="numpy"``; it is
 preferred over the generic kernel on that backend.
+
+``host=True`` declares an op host-only (string processing, parsing, codecs): its
+nodes run on the host NumPy backend whatever the session's backend, and the
+session moves numeric values across the boundary (see ``client/placement.py``).
+Nodes with a DT_STRING input or output always run on the host.
 """
 from __future__ import annotations
 
@@ -29,13 +34,16 @@ _E = TypeVar("_E", bound=OpError)
 KernelFn = Callable[..., Any]
 _GENERIC = "*"
 _KERNELS: dict[str, dict[str, KernelFn]] = {}
+_HOST_ONLY: set[str] = set()
 
 
-def register_kernel(*op_types: str, backend: str = _GENERIC) -> Callable[[KernelFn], KernelFn]:
-    """Decorator registering ``fn`` as the kernel of each op type (on one backend or all)."""
+def register_kernel(*op_types: str, backend: str = _GENERIC, host: bool = False) -> Callable[[KernelFn], KernelFn]:
+    """Decorator registering ``fn`` as the kernel of each op type (on one backend or all; ``host``: host-only)."""
 
     def deco(fn: KernelFn) -> KernelFn:
         for op_type in op_types:
+            if host:
+                _HOST_ONLY.add(op_type)
             per_backend = _KERNELS.setdefault(op_type, {})
             if backend in per_backend:
                 raise ValueError(f"kernel for {op_type} on backend {backend!r} registered twice")
@@ -50,6 +58,11 @@ def find_kernel(op_type: str, backend_name: str) -> KernelFn | None:
     if not per_backend:
         return None
     return per_backend.get(backend_name) or per_backend.get(_GENERIC)
+
+
+def is_host_only(op_type: str) -> bool:
+    """Whether the op's kernel was registered ``host=True`` (it runs on NumPy for every session backend)."""
+    return op_type in _HOST_ONLY
 
 
 def registered_kernel_ops() -> frozenset[str]:

@@ -3,8 +3,8 @@
 ScalarSummary, HistogramSummary, TensorSummaryV2, MergeSummary return serialized ``Summary`` protos
 as string scalars, byte for byte as TF does.  The writer ops (SummaryWriter, CreateSummaryFileWriter,
 Write{Scalar,Histogram,Graph,RawProto}Summary, WriteSummary, Flush/CloseSummaryWriter) write event
-files through a writer kept in the session's resources.  Strings and handles live on the host, so
-these kernels are registered for the NumPy backend only (TF runs them on the CPU); the message
+files through a writer kept in the session's resources.  Strings, handles and files live on the host, so
+these kernels are host-only (TF runs them on the CPU): on any session backend they run on NumPy; the message
 classes come from ``tfops_py.summary`` (imported when a kernel first runs).
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _summary_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     return [PartialTensorShape([])]
 
 
-@register_kernel("ScalarSummary", backend="numpy")
+@register_kernel("ScalarSummary", backend="numpy", host=True)
 def _scalar_summary(ctx: KernelContext, tags: Any, values: Any) -> np.ndarray:
     from tfops_py.summary.protos import Summary
 
@@ -77,7 +77,7 @@ def _histogram_value(ctx: KernelContext, tag: str, values: Any, summary: Any, na
     fill_histogram(flat, summary.value.add(tag=tag).histo)
 
 
-@register_kernel("HistogramSummary", backend="numpy")
+@register_kernel("HistogramSummary", backend="numpy", host=True)
 def _histogram_summary(ctx: KernelContext, tag: Any, values: Any) -> np.ndarray:
     from tfops_py.summary.protos import Summary
 
@@ -120,7 +120,7 @@ def _tensor_summary(ctx: KernelContext, tag: Any, tensor: Any, metadata: Any) ->
     return _string_scalar(_tensor_value(ctx, name, tensor, meta, ctx.input_dtypes[1]).SerializeToString())
 
 
-@register_kernel("MergeSummary", backend="numpy")
+@register_kernel("MergeSummary", backend="numpy", host=True)
 def _merge_summary(ctx: KernelContext, inputs: list[Any]) -> np.ndarray:
     from google.protobuf.message import DecodeError
 
@@ -184,7 +184,7 @@ class SummaryWriterResource:
             self.writer.close()
 
 
-@register_kernel("SummaryWriter", backend="numpy")
+@register_kernel("SummaryWriter", backend="numpy", host=True)
 def _summary_writer(ctx: KernelContext) -> ResourceHandle:
     return handle_from_attrs(ctx, WRITER_TYPE)  # the writer itself is made by CreateSummaryFileWriter
 
@@ -206,7 +206,7 @@ def _int_scalar(ctx: KernelContext, value: Any, what: str) -> int:
     return int(value)
 
 
-@register_kernel("CreateSummaryFileWriter", backend="numpy")
+@register_kernel("CreateSummaryFileWriter", backend="numpy", host=True)
 def _create_file_writer(ctx: KernelContext, handle: Any, logdir: Any, max_queue: Any, flush_millis: Any,
                         filename_suffix: Any) -> tuple:
     from tfops_py.summary.writer import FileWriter
@@ -227,7 +227,7 @@ def _event(step: int, **fields: Any) -> Any:
     return Event(wall_time=time.time(), step=step, **fields)
 
 
-@register_kernel("WriteScalarSummary", backend="numpy")
+@register_kernel("WriteScalarSummary", backend="numpy", host=True)
 def _write_scalar(ctx: KernelContext, handle: Any, step: Any, tag: Any, value: Any) -> tuple:
     from tfops_py.summary.protos import Summary
 
@@ -240,7 +240,7 @@ def _write_scalar(ctx: KernelContext, handle: Any, step: Any, tag: Any, value: A
     return ()
 
 
-@register_kernel("WriteHistogramSummary", backend="numpy")
+@register_kernel("WriteHistogramSummary", backend="numpy", host=True)
 def _write_histogram(ctx: KernelContext, handle: Any, step: Any, tag: Any, values: Any) -> tuple:
     from tfops_py.summary.protos import Summary
 
@@ -251,7 +251,7 @@ def _write_histogram(ctx: KernelContext, handle: Any, step: Any, tag: Any, value
     return ()
 
 
-@register_kernel("WriteSummary", backend="numpy")
+@register_kernel("WriteSummary", backend="numpy", host=True)
 def _write_summary(ctx: KernelContext, handle: Any, step: Any, tensor: Any, tag: Any, metadata: Any) -> tuple:
     meta = bytes(np.asarray(metadata).item())
     summary = _tensor_value(ctx, _scalar_string(ctx, tag, "tag"), tensor, meta, ctx.input_dtypes[2])
@@ -259,7 +259,7 @@ def _write_summary(ctx: KernelContext, handle: Any, step: Any, tensor: Any, tag:
     return ()
 
 
-@register_kernel("WriteGraphSummary", backend="numpy")
+@register_kernel("WriteGraphSummary", backend="numpy", host=True)
 def _write_graph(ctx: KernelContext, handle: Any, step: Any, tensor: Any) -> tuple:
     from google.protobuf.message import DecodeError
 
@@ -274,7 +274,7 @@ def _write_graph(ctx: KernelContext, handle: Any, step: Any, tensor: Any) -> tup
     return ()
 
 
-@register_kernel("WriteRawProtoSummary", backend="numpy")
+@register_kernel("WriteRawProtoSummary", backend="numpy", host=True)
 def _write_raw_proto(ctx: KernelContext, handle: Any, step: Any, tensor: Any) -> tuple:
     from google.protobuf.message import DecodeError
 
@@ -291,13 +291,13 @@ def _write_raw_proto(ctx: KernelContext, handle: Any, step: Any, tensor: Any) ->
     return ()
 
 
-@register_kernel("FlushSummaryWriter", backend="numpy")
+@register_kernel("FlushSummaryWriter", backend="numpy", host=True)
 def _flush_writer(ctx: KernelContext, handle: Any) -> tuple:
     _writer(ctx, handle).flush()
     return ()
 
 
-@register_kernel("CloseSummaryWriter", backend="numpy")
+@register_kernel("CloseSummaryWriter", backend="numpy", host=True)
 def _close_writer(ctx: KernelContext, handle: Any) -> tuple:
     _writer(ctx, handle).close()
     delete(ctx, as_handle(ctx, handle, "writer"))  # as TF: a later write is NotFoundError
