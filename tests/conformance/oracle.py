@@ -100,8 +100,7 @@ def _run_fresh_kernel(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> 
         flat = [o for out in outs for o in (out if isinstance(out, (list, tuple)) else [out])]
         with tf.compat.v1.Session(graph=graph) as sess:
             values = sess.run(flat, feeds)
-    return [np.asarray(v, dtype=object) if isinstance(v, np.ndarray) and v.dtype == object else np.asarray(v)
-            for v in values]
+    return [np.asarray(v).astype(object) if np.asarray(v).dtype.kind in "SO" else np.asarray(v) for v in values]
 
 
 def run_tf(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[np.ndarray]:
