@@ -109,7 +109,8 @@ def blocks_at(xp: Any, gen: Philox, offsets: Any, serial: bool = False) -> Any:
     thread (for callers that already share work out over the threads)."""
     if xp is np:
         return _numpy_blocks(gen, np.asarray(offsets, np.uint64), serial=serial)
-    words = _rounds(*_counter_words(xp, gen.counter, offsets), gen.key)
+    c0, c1, c2, c3 = _counter_words(xp, gen.counter, offsets)
+    words = _rounds(c0, c1, c2, c3, gen.key)
     return xp.astype(xp.stack(words, axis=1), xp.uint32)
 
 

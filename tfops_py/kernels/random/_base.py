@@ -54,6 +54,15 @@ def random_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     return [shape_from_shape_tensor(ctx, 0)]
 
 
+def samples_then_params_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
+    """RandomGamma/RandomPoisson: the samples' shape (the value of input 0), then input 1's shape."""
+    dims = shape_from_shape_tensor(ctx, 0)
+    params = ctx.input(1)
+    if dims.unknown_rank() or params.unknown_rank():
+        return [PartialTensorShape()]
+    return [PartialTensorShape(dims.as_tuple() + params.as_tuple())]
+
+
 def scalar_input(ctx: InferenceContext, i: int, name: str) -> None:
     """Input ``i`` must be a scalar: ``<name> must be a scalar; got a tensor of shape [..]``."""
     s = ctx.input(i)

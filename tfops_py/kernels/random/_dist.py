@@ -254,6 +254,47 @@ def output_blocks(xp: Any, gen: Philox, outputs: Any, block: Any, mask: Any) -> 
     return xp.stack([expand(xp, got[:, j], mask) for j in range(4)], axis=1)
 
 
+class OutputStreams:
+    """The streams of the outputs a rejection sampler is still drawing for (``ids``, kept in step with
+    the sampler's own per-output arrays by :meth:`keep`).
+
+    Output ``o`` reads whole blocks from ``gen.Skip(256 * o)`` on.  A block becomes two float64
+    uniforms or two normals (``UniformDistribution``/``NormalDistribution<double>``), handed out last
+    first, as TF's ``SampleBuffer`` and ``UNIFORM`` macro do; uniforms and normals have a buffer each.
+    """
+
+    KINDS = ("uniform", "normal")
+
+    def __init__(self, xp: Any, gen: Philox, ids: Any):
+        self.xp, self.gen, self.ids = xp, gen, ids
+        n = ids.shape[0]
+        self.block = xp.zeros((n,), dtype=xp.int64)
+        self.buffers = {kind: [xp.zeros((n,), dtype=xp.float64)] * 2 for kind in self.KINDS}
+        self.left = {kind: xp.zeros((n,), dtype=xp.int64) for kind in self.KINDS}
+
+    def take(self, kind: str, mask: Any) -> Any:
+        """The next ``kind`` value of each output where ``mask`` (garbage elsewhere)."""
+        xp = self.xp
+        refill = mask & (self.left[kind] == 0)
+        if bool(xp.any(refill)):
+            blocks = output_blocks(xp, self.gen, self.ids, self.block, refill)
+            fresh = uniform_pair64(xp, blocks) if kind == "uniform" else normal_pair64(xp, blocks)
+            self.buffers[kind] = [xp.where(refill, f, old) for f, old in zip(fresh, self.buffers[kind])]
+            self.left[kind] = xp.where(refill, 2, self.left[kind])
+            self.block = self.block + xp.astype(refill, xp.int64)
+        first, second = self.buffers[kind]
+        value = xp.where(self.left[kind] == 2, second, first)
+        self.left[kind] = self.left[kind] - xp.astype(mask, xp.int64)
+        return value
+
+    def keep(self, mask: Any) -> None:
+        """Drop the outputs that are done (``mask`` false)."""
+        self.ids, self.block = self.ids[mask], self.block[mask]
+        for kind in self.KINDS:
+            self.buffers[kind] = [b[mask] for b in self.buffers[kind]]
+            self.left[kind] = self.left[kind][mask]
+
+
 def uniform_pair64(xp: Any, w: Any) -> tuple[Any, Any]:
     """The two doubles ``UniformDistribution<double>`` makes of one block (rows of ``w``)."""
     return unit_float64(xp, w[:, 0], w[:, 1]), unit_float64(xp, w[:, 2], w[:, 3])

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 
 from tfops_py.conformance import case, conformance, divergence, literal, one_of, positive, shape, uniform
 from tfops_py.framework.dtypes import DataType
@@ -24,7 +23,7 @@ from tfops_py.framework.tensor_shape import PartialTensorShape
 from tfops_py.kernels._philox import Philox
 from tfops_py.kernels._shape_util import shape_from_shape_tensor
 from tfops_py.kernels.random import _cases, _dist, _libm
-from tfops_py.kernels.random._base import generator, output_shape
+from tfops_py.kernels.random._base import generator, output_shape, samples_then_params_shape
 from tfops_py.kernels.random.stateless_random_ops import (check_algorithm, check_seed, key_counter_alg,
                                                           key_counter_alg_shapes, key_counter_from_seed, seed_shape)
 from tfops_py.kernels.registry import KernelContext, register_kernel
@@ -52,56 +51,31 @@ def gamma_samples(xp: Any, gen: Philox, alpha: Any, samples_per_alpha: int) -> A
         values.append(-xp.log1p(-u))  # NumPy's log1p: see the divergence below
 
     rest = ~one
-    ids, a, pos = outputs[rest], a[rest], position[rest]
+    streams = _dist.OutputStreams(xp, gen, outputs[rest])
+    a, pos = a[rest], position[rest]
     below_one = a < 1.0
     d = a + xp.where(below_one, xp.full(a.shape, 2.0 / 3, dtype=xp.float64), -1.0 / 3)
     c = (1.0 / 3) / xp.sqrt(d)
-    n = ids.shape[0]
-    block = xp.zeros((n,), dtype=xp.int64)
-    normals = [xp.zeros((n,), dtype=xp.float64)] * 2
-    uniforms = [xp.zeros((n,), dtype=xp.float64)] * 2
-    n_left = xp.zeros((n,), dtype=xp.int64)
-    u_left = xp.zeros((n,), dtype=xp.int64)
-
-    def take_uniform(mask: Any) -> Any:
-        nonlocal block, uniforms, u_left
-        refill = mask & (u_left == 0)
-        fresh = _dist.uniform_pair64(xp, _dist.output_blocks(xp, gen, ids, block, refill))
-        uniforms = [xp.where(refill, f, old) for f, old in zip(fresh, uniforms)]
-        u_left = xp.where(refill, 2, u_left)
-        block = block + xp.astype(refill, xp.int64)
-        value = xp.where(u_left == 2, uniforms[1], uniforms[0])
-        u_left = u_left - xp.astype(mask, xp.int64)
-        return value
-
-    while n:
-        refill = n_left == 0
-        fresh = _dist.normal_pair64(xp, _dist.output_blocks(xp, gen, ids, block, refill))
-        normals = [xp.where(refill, f, old) for f, old in zip(fresh, normals)]
-        n_left = xp.where(refill, 2, n_left)
-        block = block + xp.astype(refill, xp.int64)
-        x = xp.where(n_left == 2, normals[1], normals[0])
-        n_left = n_left - 1
+    while a.shape[0]:
+        everyone = xp.ones(a.shape, dtype=xp.bool)
+        x = streams.take("normal", everyone)
         v = 1 + c * x
-        tried = v > 0
+        tried = v > 0  # otherwise the next attempt starts with the next normal
         v = v * v * v
-        u = take_uniform(tried)
+        u = streams.take("uniform", tried)
         safe_v = xp.where(tried, v, 1.0)
         accept = tried & ((u < 1 - 0.0331 * (x * x) * (x * x)) |
                           (_libm.log(xp, u) < 0.5 * x * x + d * (1 - safe_v + _libm.log(xp, safe_v))))
         result = d * v
         boost = accept & below_one
         if bool(xp.any(boost)):
-            b = take_uniform(boost)
+            b = streams.take("uniform", boost)
             result = xp.where(boost, result * _libm.power(xp, b, 1 / a), result)
         keys.append(pos[accept])
         values.append(result[accept])
         keep = ~accept
-        ids, a, pos, d, c, block, n_left, u_left, below_one = (
-            t[keep] for t in (ids, a, pos, d, c, block, n_left, u_left, below_one))
-        normals = [t[keep] for t in normals]
-        uniforms = [t[keep] for t in uniforms]
-        n = ids.shape[0]
+        a, pos, d, c, below_one = (t[keep] for t in (a, pos, d, c, below_one))
+        streams.keep(keep)
     return _dist.place(xp, total, keys, values, xp.float64)
 
 
@@ -149,13 +123,7 @@ def _stateless_gamma_v3(ctx: KernelContext, shape: Any, key: Any, counter: Any, 
     return _gamma(ctx, _stateless_dims(ctx, dims, alpha), alpha, lambda n: gen)
 
 
-@register_shape("RandomGamma")
-def _random_gamma_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    dims = shape_from_shape_tensor(ctx, 0)
-    alpha = ctx.input(1)
-    if dims.unknown_rank() or alpha.unknown_rank():
-        return [PartialTensorShape()]
-    return [PartialTensorShape(dims.as_list() + alpha.as_list())]
+register_shape("RandomGamma")(samples_then_params_shape)
 
 
 @register_shape("StatelessRandomGammaV2", "StatelessRandomGammaV3")
@@ -183,7 +151,8 @@ def _gamma_cases(op: str, fixed: dict[str, Any], full_shape: bool) -> list:
         return literal(samples + list(alpha_shape) if full_shape else samples, I32)
 
     out = [case({**fixed, "shape": shaped([7], (8,)), "alpha": literal(_ALPHAS)}, id=f"{op}/alphas"),
-           case({**fixed, "shape": shaped([3], (2, 2)), "alpha": literal([[0.2, 2.0], [4.0, 0.01]])}, id=f"{op}/matrix"),
+           case({**fixed, "shape": shaped([3], (2, 2)), "alpha": literal([[0.2, 2.0], [4.0, 0.01]])},
+                id=f"{op}/matrix"),
            case({**fixed, "shape": shaped([200], (2,)), "alpha": literal([0.3, 7.0])}, id=f"{op}/many"),
            case({**fixed, "shape": shaped([9], (3,)), "alpha": literal([1.0, 2.0, 1.0])}, id=f"{op}/alpha-one",
                 compare="ew", note=_NOTE_ONE),

@@ -17,7 +17,6 @@ import math
 from typing import Any
 
 import ml_dtypes
-import numpy as np
 
 from tfops_py.conformance import case, conformance, divergence, literal, one_of, values
 from tfops_py.framework.dtypes import DataType
@@ -130,7 +129,8 @@ _EDGES = {
 
 
 def _cases_of(op: str, extra: dict[str, Any]) -> list:
-    out = [case({**extra, "logits": v, "num_samples": literal(9, I32)}, id=f"{op}/{name}") for name, v in _EDGES.items()]
+    out = [case({**extra, "logits": v, "num_samples": literal(9, I32)}, id=f"{op}/{name}")
+           for name, v in _EDGES.items()]
     bad = {"vector-logits": (literal([0.5, 1.0]), literal(3, I32)), "no-classes": (literal([[], []]), literal(3, I32)),
            "negative-samples": (literal([[0.5, 1.0]]), literal(-1, I32)),
            "vector-samples": (literal([[0.5, 1.0]]), literal([3], I32)),
@@ -142,7 +142,8 @@ def _cases_of(op: str, extra: dict[str, Any]) -> list:
 
 _SEEDED = {"seed": 5, "seed2": 9}
 conformance("Multinomial", logits=values(), num_samples=literal(6, I32), shapes=_SHAPES, compare="exact",
-            seed=one_of(7, -3, 2**40 + 1), seed2=one_of(0, 11), output_dtype=one_of(DataType.DT_INT32, DataType.DT_INT64),
+            seed=one_of(7, -3, 2**40 + 1), seed2=one_of(0, 11),
+            output_dtype=one_of(DataType.DT_INT32, DataType.DT_INT64),
             cases=_cases_of("Multinomial", _SEEDED))
 conformance("StatelessMultinomial", logits=values(), num_samples=literal(6, I32), seed=_cases.seed_pair(),
             shapes=_SHAPES, compare="exact", output_dtype=one_of(DataType.DT_INT32, DataType.DT_INT64),

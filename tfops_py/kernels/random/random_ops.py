@@ -116,7 +116,8 @@ conformance("RandomUniformInt", shape=shape(), **_BOUNDS, compare="exact",
             cases=sized_cases("RandomUniformInt", **_BOUNDS) + [
                 seeded(f"RandomUniformInt/{name}", shape=literal(size, I32), minval=lo, maxval=hi)
                 for name, size, lo, hi in (
-                    ("empty-range", [6], literal(5), literal(5)), ("empty-range-no-output", [0], literal(5), literal(5)),
+                    ("empty-range", [6], literal(5), literal(5)),
+                    ("empty-range-no-output", [0], literal(5), literal(5)),
                     ("minval-vector", [6], literal([5]), literal(9)), ("maxval-vector", [6], literal(5), literal([9])),
                     ("int32-extremes", [9], literal(-2**31, I32), literal(2**31 - 1, I32)),
                     ("int64-extremes", [9], literal(-2**63, I64), literal(2**63 - 1, I64)),
