@@ -16,7 +16,7 @@ import pytest
 import scipy.stats
 
 from tests.tf_oracle import require_tf
-from tfops_py import DT_DOUBLE, DT_FLOAT, DT_HALF, ClientSession, Scope, errors, ops
+from tfops_py import DT_DOUBLE, DT_FLOAT, DT_HALF, DT_INT64, ClientSession, Scope, errors, ops
 from tfops_py.graphdef import import_graph_def
 
 
@@ -119,3 +119,23 @@ def test_poisson_refuses_rates_tf_never_returns_for(rate: float, dtype) -> None:
     with pytest.raises(errors.InvalidArgumentError, match=f"rate must be finite and at most .*; got {rate}") as info:
         ClientSession(root).Run([x])
     assert info.value.node_name == "poisson" and info.value.op_type == "RandomPoissonV2"
+
+
+def test_rng_read_and_skip_reads_the_first_three_words_of_a_longer_state() -> None:
+    """TF writes past its three-element output here (heap corruption); tfops_py reads three words."""
+    from tfops_py.framework.node_builder import add_node
+    from tfops_py.framework.op_def import get_op_def
+    from tfops_py.framework.operation import Operation, Output
+
+    root = Scope.NewRootScope()
+    var = ops.VarHandleOp(root, DT_INT64, [5], shared_name="state")
+    init = ops.AssignVariableOp(root, var, ops.Const(root, np.array([1, 2, 3, 4, 5], np.int64)))
+    node = add_node(root, get_op_def("RngReadAndSkip"),
+                    [var.resource, ops.Const(root, np.int32(1)), ops.Const(root, np.uint64(10))], {})
+    assert node is not None
+    read = ops.ReadVariableOp(root.WithControlDependencies([Operation(node)]), var, DT_INT64)
+    session = ClientSession(root)
+    session.Run([], [], [init.operation])
+    before, after = session.Run([Output(node, 0), read.value])
+    np.testing.assert_array_equal(before, [1, 2, 3])
+    np.testing.assert_array_equal(after, [1 + 10 * 256, 2, 3, 4, 5])

@@ -88,7 +88,7 @@ def key_counter_outputs(ctx: KernelContext, gen: Philox) -> tuple[Any, Any]:
 
 
 # -- kernels -------------------------------------------------------------------------------------------
-def _draw(ctx: KernelContext, gen: Philox, dims: tuple[int, ...], kind: str, bounds: tuple[int, int] = (0, 0)) -> Any:
+def draw(ctx: KernelContext, gen: Philox, dims: tuple[int, ...], kind: str, bounds: tuple[int, int] = (0, 0)) -> Any:
     """``FillPhiloxRandom`` from ``gen`` itself (no reservation: stateless ops start at their counter)."""
     n = math.prod(dims)
     dt = ctx.output_dtypes[0]
@@ -118,7 +118,7 @@ def _v1(kind: str):
         if kind == "int":
             bounds = int_bounds(ctx, minval, maxval)
             check_bounds(ctx, *bounds)
-        return _draw(ctx, gen, dims, kind, bounds)
+        return draw(ctx, gen, dims, kind, bounds)
 
     return kernel
 
@@ -135,7 +135,7 @@ def _v2(kind: str):
             bounds = int_bounds(ctx, minval, maxval)
             check_bounds(ctx, *bounds)
         check_algorithm(ctx, algorithm)
-        return _draw(ctx, gen, dims, kind, bounds)
+        return draw(ctx, gen, dims, kind, bounds)
 
     return kernel
 
