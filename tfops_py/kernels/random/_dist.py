@@ -254,6 +254,19 @@ def output_blocks(xp: Any, gen: Philox, outputs: Any, block: Any, mask: Any) -> 
     return xp.stack([expand(xp, got[:, j], mask) for j in range(4)], axis=1)
 
 
+def per_output_layout(xp: Any, params: Any, samples_per_param: int) -> tuple[int, Any, Any, Any]:
+    """How TF's gamma and Poisson kernels number their outputs: output ``o`` (param-major, its stream
+    ``o``) draws for ``params.flat[o // samples_per_param]`` and lands at ``position[o]`` of the
+    sample-major result.  Returns ``(total, o, the float64 param of each o, position)``."""
+    flat = xp.reshape(xp.astype(params, xp.float64), (-1,))
+    num_params = flat.shape[0]
+    total = num_params * samples_per_param
+    outputs = xp.arange(total, dtype=xp.int64)
+    param_index = outputs // samples_per_param
+    position = (outputs % samples_per_param) * num_params + param_index
+    return total, outputs, xp.take(flat, param_index), position
+
+
 class OutputStreams:
     """The streams of the outputs a rejection sampler is still drawing for (``ids``, kept in step with
     the sampler's own per-output arrays by :meth:`keep`).

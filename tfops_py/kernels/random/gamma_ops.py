@@ -34,12 +34,7 @@ CONFORMANCE_FAMILY = "random"
 def gamma_samples(xp: Any, gen: Philox, alpha: Any, samples_per_alpha: int) -> Any:
     """float64 ``[samples_per_alpha * alpha.size]`` in TF's output order (sample-major): the samples of
     every alpha, before the cast to the output type."""
-    flat_alpha = xp.reshape(xp.astype(alpha, xp.float64), (-1,))
-    num_alphas = flat_alpha.shape[0]
-    total = num_alphas * samples_per_alpha
-    outputs = xp.arange(total, dtype=xp.int64)
-    a = xp.take(flat_alpha, outputs // samples_per_alpha)
-    position = (outputs % samples_per_alpha) * num_alphas + outputs // samples_per_alpha
+    total, outputs, a, position = _dist.per_output_layout(xp, alpha, samples_per_alpha)
     keys, values = [], []
 
     one = a == 1.0

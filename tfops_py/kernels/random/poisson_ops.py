@@ -57,12 +57,7 @@ def highest(dt: DataType) -> float:
 
 def poisson_samples(xp: Any, gen: Philox, rate: Any, samples_per_rate: int, top: float) -> Any:
     """float64 ``[samples_per_rate * rate.size]`` (sample-major, TF's output order): the counts."""
-    flat_rate = xp.reshape(xp.astype(rate, xp.float64), (-1,))
-    num_rates = flat_rate.shape[0]
-    total = num_rates * samples_per_rate
-    outputs = xp.arange(total, dtype=xp.int64)
-    lam = xp.take(flat_rate, outputs // samples_per_rate)
-    position = (outputs % samples_per_rate) * num_rates + outputs // samples_per_rate
+    total, outputs, lam, position = _dist.per_output_layout(xp, rate, samples_per_rate)
     keys, values = [], []
 
     small = lam < 10

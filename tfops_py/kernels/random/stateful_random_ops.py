@@ -122,8 +122,8 @@ for _op, _kind in STATEFUL_OPS.items():
 register_kernel("StatefulStandardNormal")(_stateful("normal", alg_from_state=True))
 
 
-@register_kernel("RngSkip")
-def _rng_skip(ctx: KernelContext, resource: Any, algorithm: Any, delta: Any) -> tuple:
+def _skip(ctx: KernelContext, resource: Any, algorithm: Any, delta: Any) -> np.ndarray:
+    """Move the state's counter on by ``256 delta`` blocks; the three state words before."""
     alg = _scalar(ctx, algorithm, 1)
     steps = _scalar(ctx, delta, 2)
     var = variable_of(ctx, resource)
@@ -131,20 +131,18 @@ def _rng_skip(ctx: KernelContext, resource: Any, algorithm: Any, delta: Any) -> 
         state = _state(ctx, var)
         _check_algorithm(ctx, alg, state)
         _advance(ctx, var, state, 0, philox_of_state(state), BLOCKS_PER_OUTPUT * steps)
+    return state[:PHILOX_STATE_SIZE]
+
+
+@register_kernel("RngSkip")
+def _rng_skip(ctx: KernelContext, resource: Any, algorithm: Any, delta: Any) -> tuple:
+    _skip(ctx, resource, algorithm, delta)
     return ()
 
 
 @register_kernel("RngReadAndSkip")
 def _rng_read_and_skip(ctx: KernelContext, resource: Any, alg: Any, delta: Any) -> Any:
-    algorithm = _scalar(ctx, alg, 1)
-    steps = _scalar(ctx, delta, 2)
-    var = variable_of(ctx, resource)
-    with locked(ctx, var, always=True):
-        state = _state(ctx, var)
-        _check_algorithm(ctx, algorithm, state)
-        before = state[:PHILOX_STATE_SIZE].copy()
-        _advance(ctx, var, state, 0, philox_of_state(state), BLOCKS_PER_OUTPUT * steps)
-    return ctx.asarray(before, DataType.DT_INT64)
+    return ctx.asarray(_skip(ctx, resource, alg, delta), DataType.DT_INT64)
 
 
 @register_kernel("NonDeterministicInts")
