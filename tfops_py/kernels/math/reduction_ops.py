@@ -188,7 +188,7 @@ def _arg_max(ctx: KernelContext, x: Any, dimension: Any) -> Any:
 # -- conformance (tests/conformance) ------------------------------------------------------------------------
 for _op in ("Sum", "Mean"):
     conformance(_op, input=values(), reduction_indices=reduction_axes("input"), keep_dims=BOOL, compare="acc",
-                live=20)
+                live=20, grad=dict(reduction_indices=axis_of("input", vector=True)))
 for _op in ("Max", "Min"):
     conformance(_op, input=values(specials=True), reduction_indices=reduction_axes("input"), keep_dims=BOOL,
                 compare="acc", live=20)
