@@ -94,6 +94,36 @@ def _error(e: BaseException) -> tuple[str, str]:
     return cls, core_message(str(e))
 
 
+def seeded_stateful(op: str) -> bool:
+    """A stateful op with ``seed``/``seed2`` attrs (RandomUniform …): its kernel owns a generator, and
+    TF's eager kernel cache keeps one kernel per (op, attrs) for the whole process, so a second eager call
+    with the same attrs continues the first one's stream.  Such ops run in a graph of their own (a fresh
+    kernel, as a new session or our ``run_op`` gets)."""
+    op_def = get_op_def(op)
+    return op_def.is_stateful and {"seed", "seed2"} <= {a.name for a in op_def.attrs}
+
+
+def _run_fresh_kernel(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[np.ndarray]:
+    """``op`` in a new TF1 graph and session, its inputs fed to unknown-shape placeholders (so that only
+    the kernel sees them, as in eager)."""
+    tf = require_tf()
+    feeds: dict[Any, np.ndarray] = {}
+    with tf.Graph().as_default() as graph, tf.device("/CPU:0"):
+        def node(v: Any) -> Any:
+            v = np.asarray(v)
+            ph = tf.compat.v1.placeholder(_tf_dtype(DataType.DT_STRING if v.dtype == object else as_datatype(v.dtype)))
+            feeds[ph] = v
+            return ph
+
+        args = [[node(v) for v in x] if isinstance(x, list) else node(x) for x in inputs]
+        result = _call(tf, op, args, attrs)
+        outs = result if isinstance(result, (list, tuple)) else [result]
+        flat = [o for out in outs for o in (out if isinstance(out, (list, tuple)) else [out])]
+        with tf.compat.v1.Session(graph=graph) as sess:
+            values = sess.run(flat, feeds)
+    return [np.asarray(v).astype(object) if np.asarray(v).dtype.kind in "SO" else np.asarray(v) for v in values]
+
+
 def _call(tf: Any, op: str, args: Sequence[Any], attrs: dict[str, Any]) -> Any:
     """``tf.raw_ops.<op>`` on ``args``; an op TF's Python has no wrapper for (the internal ``_Fused*`` ops) is
     its NodeDef imported into the current graph instead (``import_node``)."""
@@ -104,8 +134,11 @@ def _call(tf: Any, op: str, args: Sequence[Any], attrs: dict[str, Any]) -> Any:
 
 def run_tf(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[np.ndarray]:
     """TF eager outputs (TF's exceptions propagate): what references call.  An op without a Python wrapper runs
-    in a TF1 session instead (its import needs a graph)."""
+    in a TF1 session instead (its import needs a graph); seeded stateful ops run on a fresh kernel
+    (:func:`seeded_stateful`)."""
     tf = require_tf()
+    if seeded_stateful(op):
+        return _run_fresh_kernel(op, inputs, attrs)
     if not hasattr(tf.raw_ops, op):
         return _run_in_session(op, inputs, attrs)
     with tf.device("/CPU:0"):

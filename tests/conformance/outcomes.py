@@ -43,6 +43,7 @@ def core_message(text: str) -> str:
         end = next((i for i, line in enumerate(lines) if line.startswith("[[")), len(lines))
         text = next(line for line in reversed(lines[:end]) if line)
     text = text.split("\n\t; NodeDef: ")[0]  # attr validation: TF appends the NodeDef and the OpDef
+    text = text.split("\n\t [[")[0]  # a TF1 session's node annotation
     text = text.split(" for '{{node")[0]
     if "}} " in text:
         text = text.split("}} ", 1)[1]

@@ -301,6 +301,22 @@ def _variables(s):
     return fetched, {}, inits
 
 
+@recipe("RandomShuffle", "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
+        "Multinomial", "RandomGamma", "RandomPoissonV2")
+def _seeded_random(s):
+    """The seeded random ops with fixed seeds (seed = seed2 = 0 would draw different values in TF)."""
+    seeds = {"seed": 5, "seed2": 9}
+    shape = c(s, np.array([3, 4], np.int32))
+    return [ops.RandomShuffle(s, f32(6, 2), **seeds).output,
+            ops.RandomUniform(s, shape, DT_FLOAT, **seeds).output,
+            ops.RandomNormal(s, shape, DT_FLOAT, **seeds).output,
+            ops.TruncatedNormal(s, shape, DT_FLOAT, **seeds).output,
+            ops.RandomUniformInt(s, shape, c(s, np.int32(-3)), c(s, np.int32(40)), **seeds).output,
+            ops.Multinomial(s, f32(2, 5), c(s, np.int32(7)), **seeds).output,
+            ops.RandomGamma(s, shape, c(s, np.float32([0.5, 2.0])), **seeds).output,
+            ops.RandomPoissonV2(s, shape, c(s, np.float32([1.5, 30.0])), **seeds).output]
+
+
 # ----------------------------------------------------------------------------- generic
 def _generic_value(dtype: DataType, shape: tuple[int, ...]) -> np.ndarray:
     if dtype == DataType.DT_BOOL:

@@ -162,7 +162,8 @@ class Divergence(_Record):
                     return False
         if not all(attrs.get(k) in v for k, v in self.attrs.items()):
             return False
-        return self.applies is None or inputs is None or bool(resolve(self.applies)(inputs, attrs))
+        # the predicate sees the type attrs too (a case's free dtypes are in ``types``, not ``attrs``)
+        return self.applies is None or inputs is None or bool(resolve(self.applies)(inputs, {**attrs, **types}))
 
 
 class Formula(_Record):

@@ -63,6 +63,8 @@ def record(c: Concrete, writer: GoldenWriter) -> dict | None:
     entry: dict = {"id": c.id, "op": c.op, "source": c.source, "compare": c.compare}
     if c.seed is not None:
         entry["seed"] = c.seed
+    spec = spec_of(c.op)
+    tf_op = (spec.tf_op if spec is not None else None) or c.op  # the TF op the declaration compares with
     if c.graph is not None:
         eager = _graph_outcome(c) if c.graph.tf is not None else None
         if eager is None:
@@ -74,13 +76,13 @@ def record(c: Concrete, writer: GoldenWriter) -> dict | None:
         if c.reference is not None:
             eager = oracle.reference_outcome(c.reference, c.op, inputs, c.attrs)
         else:
-            eager = oracle.tf_eager(c.op, inputs, c.attrs)
+            eager = oracle.tf_eager(tf_op, inputs, c.attrs)
             if oracle.no_kernel(eager):
                 return None
         if c.outputs is not None and eager.values is not None:
             eager.values = [eager.values[i] for i in c.outputs]
             entry["checked_outputs"] = list(c.outputs)
-        graph = {m: _outcome(oracle.tf_graph(c.op, inputs, c.attrs, m), writer, m) for m in ("const", "feed")}
+        graph = {m: _outcome(oracle.tf_graph(tf_op, inputs, c.attrs, m), writer, m) for m in ("const", "feed")}
         entry.update(attrs=encode_attrs(c.op, c.attrs, writer), inputs=[writer.arrays(v) for v in c.inputs],
                      eager=_outcome(eager, writer, "eager"), graph=graph)
     if c.note:
