@@ -133,10 +133,11 @@ def _top_k_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[
 @register_gradient("ApproxTopK")
 def _approx_top_k_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
     """dy scattered to the winners' coordinates (TF builds them from the indices' static shape)."""
-    idx_shape = [int(d) for d in op.output(1).shape().as_list()]
-    rank = len(idx_shape)
-    if any(d < 0 for d in idx_shape) or any(d < 0 for d in op.input(0).shape().as_list()):
+    idx_dims, in_dims = op.output(1).shape().as_list(), op.input(0).shape().as_list()
+    if idx_dims is None or in_dims is None or any(d < 0 for d in (*idx_dims, *in_dims)):
         raise ValueError("ApproxTopK's gradient needs static shapes, as in TF")
+    idx_shape = [int(d) for d in idx_dims]
+    rank = len(idx_shape)
     axis = _attr(op, "reduction_dimension") % rank
     lifted_shape = idx_shape + [1]
     parts = []

@@ -19,7 +19,6 @@ import numpy as np
 
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
-from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._shape_util import (add_dim, axis_from_scalar_input, host_ints, merge_dim,
                                           shape_from_shape_tensor, subtract_dim, with_value)
 from tfops_py.kernels.array._strided_slice import check_spec_shapes, dense_slice, index_tuple

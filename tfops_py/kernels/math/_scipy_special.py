@@ -37,7 +37,7 @@ def _numpy_function(name: str) -> Callable[..., Any]:
 def _cupy_function(name: str) -> Callable[..., Any] | None:
     """The cupyx.scipy.special twin of ``name`` (unverified without a GPU: None when CuPy lacks it)."""
     try:
-        import cupyx.scipy.special as cupy_special
+        import cupyx.scipy.special as cupy_special  # pyright: ignore[reportMissingImports]  (the cuda12 extra)
     except ImportError:
         return None
     if name in _COMPOSED:

@@ -4,8 +4,7 @@ Modulo and truncating division (integer sign rules and division-by-zero checks a
 ``safe_div_or_mod``), SquaredDifference, DivNoNan, Xlogy/Xdivy/Xlog1py, the bit shifts,
 ClipByValue, complex Expm1/Log1p in Eigen's formulas, Erf/Erfc/Lgamma/Digamma (numerics in
 _special_math.py), MulNoNan, NextAfter, ApproximateEqual and PopulationCount.  Registered through
-math_ops' ``_register``; checked and departing
-from TF as declared at the end.
+math_ops' ``_register``; checked and departing from TF as declared at the end.
 """
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.kernels.math import _special_math
 from tfops_py.kernels._common import complex_from_parts, compute_dtype, trunc_divide, unchanged_shape
 from tfops_py.kernels._shape_util import merge_shapes
-from tfops_py.kernels.math.math_ops import (IN_FLOAT, _check_broadcast, _check_nonzero, _divides, _quiet, _register,
+from tfops_py.kernels.math.math_ops import (IN_FLOAT, _check_broadcast, _check_nonzero, _divides, _register,
                                             _unary_kernel, no_tf_kernel)
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
@@ -98,8 +97,8 @@ for _names, _kernel, _np_kernel in (
         (("Mod", "TruncateMod"), _mod_kernel(_fmod, _trunc_mod_int), _mod_kernel(_np_fmod, _np_fmod)),
         (("FloorMod",), _floor_mod_kernel(_fmod), _floor_mod_kernel(_np_fmod))):
     _register(_names, _kernel)
-    register_kernel(*_names, backend="numpy")(_quiet(_np_kernel))
-_register(("TruncateDiv",), _truncate_div, quiet=True)
+    register_kernel(*_names, backend="numpy")(_np_kernel)
+_register(("TruncateDiv",), _truncate_div)
 
 
 # -- other binary element-wise ----------------------------------------------------------------------------
@@ -146,7 +145,7 @@ _BINARY: dict[str, Callable[[Any, Any, Any], Any]] = {
     "Xlog1py": lambda xp, x, y: _where_x_zero(xp, x, x * _log1p(xp, y)),
 }
 for _name, _fn in _BINARY.items():
-    _register((_name,), _binary(_fn), quiet=True)
+    _register((_name,), _binary(_fn))
 
 
 def _mul_no_nan(ctx: KernelContext, x: Any, y: Any) -> Any:
@@ -172,7 +171,7 @@ def _in_compute_type(ctx: KernelContext, fn: Callable[[Any, Any], Any], x: Any, 
     return xp.astype(fn(xp.astype(x, f), xp.astype(y, f)), ctx.dtype(dt))
 
 
-_register(("MulNoNan",), _mul_no_nan, quiet=True)
+_register(("MulNoNan",), _mul_no_nan)
 _register(("NextAfter",), _next_after)
 
 
@@ -196,7 +195,7 @@ def _approximate_equal(ctx: KernelContext, x: Any, y: Any) -> Any:
     return xp.abs(x - y) <= tolerance
 
 
-_register(("ApproximateEqual",), _approximate_equal, shape=_approximate_equal_shape, quiet=True)
+_register(("ApproximateEqual",), _approximate_equal, shape=_approximate_equal_shape)
 
 
 # -- PopulationCount -----------------------------------------------------------------------------------------
@@ -298,7 +297,7 @@ def _clip_by_value(ctx: KernelContext, t: Any, lo: Any, hi: Any) -> Any:
     return _clip_components(xp, t, lo, hi)
 
 
-_register(("ClipByValue",), _clip_by_value, shape=_clip_shape, quiet=True)
+_register(("ClipByValue",), _clip_by_value, shape=_clip_shape)
 
 
 # -- Expm1, Log1p and the special functions ---------------------------------------------------------------
@@ -334,9 +333,8 @@ _REAL: dict[str, Kernel] = {
     "Lgamma": _unary_kernel(_in_double(_special_math.lgamma), True),
     "Digamma": _unary_kernel(_special_math.digamma, True),  # in float32 / float64, as Eigen
 }
-_SCIPY_ON_NUMPY = ("Erf",)  # its NumPy kernel is below
 for _name, _kernel in {**_REAL, "Expm1": _expm1}.items():
-    _register((_name,), _kernel, shape=unchanged_shape, quiet=_name not in _SCIPY_ON_NUMPY)
+    _register((_name,), _kernel, shape=unchanged_shape)
 
 
 def _scipy_kernel(fn: Callable[[Any], Any], float32: Callable[[Any], Any] | None = None) -> Kernel:

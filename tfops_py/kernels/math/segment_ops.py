@@ -11,7 +11,7 @@ and products wrap; integer Mean divides toward zero.  The numerics are in
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -255,7 +255,7 @@ for _op in UNSORTED:
                             num_segments=literal(2, DataType.DT_INT64))])
 
 
-def _has_nan(inputs: dict, attrs: dict) -> bool:
+def _has_nan(inputs: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
     data = np.asarray(inputs["data"])
     return data.dtype.kind not in "biuc" and bool(np.isnan(data.astype(np.float64)).any())  # bfloat16: kind V
 
@@ -264,7 +264,7 @@ def nan_segments(run_tf: Callable[..., Any], op: str, inputs: list, attrs: dict)
     """TF's values, NaN in every segment holding a NaN."""
     out = run_tf(op, inputs, attrs)[0]
     data, ids = np.asarray(inputs[0]), np.asarray(inputs[1]).astype(np.int64)
-    rows = data.reshape((ids.size, -1)) if ids.ndim else data.reshape((1, -1))
+    rows: np.ndarray = data.reshape((ids.size, -1)) if ids.ndim else data.reshape((1, -1))
     flat_ids = ids.reshape(-1)
     nan_rows = np.isnan(rows.astype(np.float64))
     for_segment = np.zeros((out.shape[0], rows.shape[1]), bool) if out.ndim else np.zeros((0, 0), bool)

@@ -17,7 +17,7 @@ at the k-th value resolved by index) and sorts only the k winners; other namespa
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -318,7 +318,7 @@ class _Targets(Domain):
         return d.rng.integers(-1 if d.rng.uniform() < 0.2 else 0, classes + 1, shape).astype(d.dtype.numpy_dtype)
 
 
-def _with_nan(inputs: dict, attrs: dict) -> bool:
+def _with_nan(inputs: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
     x = np.asarray(inputs.get("input", inputs.get("predictions")))
     return x.dtype.kind not in "biuc" and bool(np.isnan(x.astype(np.float64)).any())
 
@@ -369,7 +369,7 @@ conformance("NthElement", input=values(), n=_Nth(), reverse=BOOL, shapes=_RowsAn
                case(input=literal([1.0, 2.0]), n=literal([0], _I32))])
 _PREDICTIONS = [[1.0, 2.0, 2.0, 0.5], [math.nan, 1.0, 2.0, 3.0], [math.inf, 1.0, 2.0, 3.0], [0.0, 1.0, 2.0, 3.0]]
 for _op in ("InTopK", "InTopKV2"):
-    _k = {"k": one_of(0, 1, 2, 3)} if _op == "InTopK" else {"k": literal(2, _I32)}
+    _k: dict[str, Any] = {"k": one_of(0, 1, 2, 3)} if _op == "InTopK" else {"k": literal(2, _I32)}
     conformance(_op, predictions=values(specials=True), targets=_Targets(), live=20, compare="exact",
                 shapes=[dict(predictions=p, targets=t) for p, t in (((4, 5), (4,)), ((2, 3), (2,)), ((0, 3), (0,)),
                                                                     ((3, 0), (3,)), ((3, 4), (2,)))], **_k,

@@ -198,7 +198,7 @@ def _gradient(ctx: KernelContext, kind: str, grad: Any, indices: Any, segment_id
     if bad.size:
         ctx.invalid_argument(f"Index {idx[bad[0]]} out of range [0, {m}).")
     unique = np.unique(idx) if v2 else None
-    rows = unique.size if v2 else m
+    rows = m if unique is None else unique.size
     if not v2 and math.prod(sized(ctx, [rows, *inner])) == 0:
         return xp.zeros((rows, math.prod(inner)), dtype=ctx.dtype(dt)), None, rows, inner
     wide = compute_dtype(dt)
@@ -208,7 +208,7 @@ def _gradient(ctx: KernelContext, kind: str, grad: Any, indices: Any, segment_id
     ids_b = ctx.asarray(ids, DT_INT64)
     scale = segment_scale(ctx, kind, segment_counts(ctx, ids_b, num_segments), flat.dtype)
     weights = None if scale is None else xp.take(scale, ids_b)
-    targets = np.searchsorted(unique, idx) if v2 else idx
+    targets = idx if unique is None else np.searchsorted(unique, idx)
     out = segment_sum(ctx, flat, ctx.asarray(targets, DT_INT64), rows, rows=ids_b, weights=weights)
     return (out if wide == dt else xp.astype(out, ctx.dtype(dt))), unique, rows, inner
 
@@ -224,6 +224,7 @@ def _grad_kernel(kind: str) -> Callable[..., Any]:
 def _grad_v2_kernel(kind: str) -> Callable[..., Any]:
     def kernel(ctx: KernelContext, grad: Any, indices: Any, segment_ids: Any, dense_output_dim0: Any) -> Any:
         out, unique, rows, inner = _gradient(ctx, kind, grad, indices, segment_ids, dense_output_dim0, v2=True)
+        assert unique is not None  # V2 returns the sorted unique indices
         index_type = ctx.output_dtypes[1]
         return ctx.xp.reshape(out, (rows, *inner)), ctx.asarray(unique.astype(index_type.numpy_dtype), index_type)
 
@@ -313,7 +314,7 @@ _TABLE = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]
 
 def _forward_cases(op: str) -> list[Any]:
     with_num = op.endswith("WithNumSegments")
-    extra = {"num_segments": literal(4, _I32)} if with_num else {}
+    extra: dict[str, Any] = {"num_segments": literal(4, _I32)} if with_num else {}
     cases = [case(data=literal(_TABLE), indices=literal(idx, _I32), segment_ids=literal(seg, _I32), **extra)
              for idx, seg in (([0, 1, 3], [0, 0, 2]), ([0, 1, 3], [0, 2, 1]), ([0, 7, 3], [0, 0, 1]),
                               ([0, -1, 3], [0, 0, 1]), ([0, 1, 3], [-1, 0, 1]), ([3, 3, 0, 0], [0, 0, 3, 3]),
@@ -328,13 +329,14 @@ def _forward_cases(op: str) -> list[Any]:
 
 
 for _op in FORWARD:
-    _extra = {"num_segments": literal(4, _I32)} if _op.endswith("WithNumSegments") else {}
+    _extra: dict[str, Any] = {"num_segments": literal(4, _I32)} if _op.endswith("WithNumSegments") else {}
     conformance(_op, data=values(specials=True), indices=_Rows("data"), segment_ids=_SortedSegments(),
                 shapes=_Lookups("data"), compare="acc", live=15, cases=_forward_cases(_op), **_extra)
 for _op in GRAD + GRAD_V2:
     _dim = "dense_output_dim0" if _op in GRAD_V2 else "output_dim0"
+    _dim0: dict[str, Any] = {_dim: literal(6, _I32)}
     conformance(_op, grad=values(), indices=_Rows("grad", bad=0.0), segment_ids=_GradSegments(),
-                shapes=_Lookups("grad"), compare="acc", live=15, **{_dim: literal(6, _I32)},
+                shapes=_Lookups("grad"), compare="acc", live=15, **_dim0,
                 cases=[case({"grad": literal(_TABLE[:3]), "indices": literal(idx, _I32),
                              "segment_ids": literal(seg, _I32), _dim: literal(dim0, _I32)})
                        for idx, seg, dim0 in (([0, 1, 3, 1], [0, 0, 2, 2], 5), ([0, 9, 3], [0, 0, 2], 5),
