@@ -15,6 +15,7 @@ from tfops_py.conformance import case, conformance, divergence, literal, one_of,
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
+from tfops_py.kernels._shape_util import check_scalar_inputs
 from tfops_py.kernels.math._sizes import sized
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
@@ -31,10 +32,7 @@ def _scalar_value(ctx: InferenceContext, i: int) -> int | None:
 # -- LinSpace ---------------------------------------------------------------------------------------------
 @register_shape("LinSpace")
 def _lin_space_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    for i, name in enumerate(("start", "stop", "num")):
-        shape = ctx.input(i)
-        if not shape.unknown_rank() and shape.dims() != 0:
-            ctx.invalid_argument(f"Shape must be rank 0 but is rank {shape.dims()}\n\t for '{name}'")
+    check_scalar_inputs(ctx, ("start", "stop", "num"))
     num = _scalar_value(ctx, 2)
     if num is not None and num <= 0:
         ctx.invalid_argument(f"Requires num > 0: {num}")
