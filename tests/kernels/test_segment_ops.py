@@ -36,11 +36,16 @@ def test_numpy_sum_matches_the_generic_scan(sorted_ids, dtype):
 
 
 @pytest.mark.parametrize("reducer", ["max", "min", "prod"])
-@pytest.mark.parametrize("lengths", ["short", "long"])
+@pytest.mark.parametrize("lengths", ["short", "long", "mixed"])
 def test_numpy_runs_match_the_generic_scan(reducer, lengths):
-    """Short runs are folded slice by slice, long ones go to reduceat: both equal the segmented scan."""
-    n = 3000
-    ids = np.sort(rng.integers(0, 600 if lengths == "short" else 3, n))
+    """Short runs are folded offset by offset, long ones go to reduceat (also side by side, the last run long):
+    all equal the segmented scan."""
+    if lengths == "mixed":
+        run_lengths = np.concatenate([rng.choice([1, 2, 5, 64, 65, 300], size=39), [300]])
+        ids = np.repeat(np.arange(40) * 15, run_lengths)  # gaps: empty segments between the runs
+    else:
+        ids = np.sort(rng.integers(0, 600 if lengths == "short" else 3, 3000))
+    n = ids.size
     data = rng.uniform(0.9, 1.1, (n, 5))
     data[7, 2] = np.nan
     empty = {"max": -np.inf, "min": np.inf, "prod": 1.0}[reducer]

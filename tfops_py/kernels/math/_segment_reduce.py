@@ -7,8 +7,8 @@ into output row ``ids[i]`` (rows: every row of ``data`` in order when None; nega
 checked against ``num_segments``.
 
 NumPy: a sum is one sparse matrix product (SciPy's CSR, built by a counting sort: no gather of ``data``,
-index order kept within a segment as in TF's serial loop); max/min/prod are ``ufunc.reduceat`` over the
-rows sorted by id.  Other namespaces: the rows sorted by id (``argsort``, stable), a segmented
+index order kept within a segment as in TF's serial loop); max/min/prod reduce the runs of the rows sorted
+by id (``_reduce_runs``).  Other namespaces: the rows sorted by id (``argsort``, stable), a segmented
 log-depth scan (Hillis-Steele: step k combines each row with the row 2^k before it when both belong to
 the same segment), and each segment's last row picked with ``searchsorted``: O(n log n) whole-array
 steps, no scatter (the array API has none).
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from tfops_py.kernels._parallel import parallel_for
 from tfops_py.kernels.registry import KernelContext
 
 # dtypes SciPy's sparse products take (half and bfloat16 go through float32)
@@ -58,6 +59,7 @@ def _sorted_runs(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, ids[starts]
 
 
+_SHORT_RUN = 64  # longer runs: reduceat
 _UFUNCS = {"max": np.maximum, "min": np.minimum, "prod": np.multiply, "sum": np.add}
 
 
@@ -77,29 +79,37 @@ def _numpy_reduce(data: np.ndarray, ids: np.ndarray, num_segments: int, reducer:
 
 
 def _reduce_runs(data: np.ndarray, starts: np.ndarray, ufunc: np.ufunc) -> np.ndarray:
-    """``ufunc.reduceat(data, starts, axis=0)`` for runs of rows starting at ``starts``.
+    """``ufunc.reduceat(data, starts, axis=0)`` for runs of rows starting at ``starts``, faster for short runs.
 
-    ``reduceat`` runs one short strided inner loop per (run, column): slow for many short runs.  Those are
-    laid out instead as a (longest run, runs, columns) block, each run's k-th row in slice k, and folded
-    slice by slice (a loop over the longest run's length, whole-array steps), while the block stays within
-    four times the data; rows a short run lacks are filled with its own first row (max, min, prod of a
-    repeated row: use the identity for prod).
+    ``reduceat`` runs one short strided inner loop per (run, column): slow for many short runs.  Runs of at
+    most ``_SHORT_RUN`` rows are folded instead row offset by row offset: with the runs ordered longest
+    first, those still going at offset k are a prefix, so step k is one gather of their k-th rows and one
+    in-place ``ufunc`` (whole-array steps, a loop over the longest short run's length).  Longer runs keep
+    ``reduceat``, whose inner loops are long there.  Chunks of runs go to the worker threads.
     """
-    n, runs = data.shape[0], starts.size
+    n, columns = data.shape
     lengths = np.diff(np.append(starts, n))
-    longest = int(lengths.max())
-    if longest * runs > 4 * n or longest > 256:
-        return ufunc.reduceat(data, starts, axis=0)
-    run = np.repeat(np.arange(runs), lengths)
-    offset = np.arange(n) - starts[run]
-    if ufunc is np.multiply:
-        block = np.ones((longest, runs, data.shape[1]), dtype=data.dtype)
-    else:  # max/min: padding with the run's first row changes nothing
-        block = np.broadcast_to(data[starts], (longest, runs, data.shape[1])).copy()
-    block[offset, run] = data
-    out = block[0]
-    for k in range(1, longest):
-        ufunc(out, block[k], out=out)
+    out = np.empty((starts.size, columns), dtype=data.dtype)
+    long = lengths > _SHORT_RUN
+    if long.any():
+        bounds = np.stack([starts[long], starts[long] + lengths[long]], axis=1).reshape(-1)
+        # reduceat over (start, end) pairs: the even results are the runs (an end at n is dropped: to the end)
+        out[long] = ufunc.reduceat(data, bounds[:-1] if bounds[-1] == n else bounds, axis=0)[::2]
+    short = np.flatnonzero(~long)
+    if short.size:
+
+        def fold(a: int, b: int) -> None:
+            runs = short[a:b][np.argsort(-lengths[short[a:b]], kind="stable")]
+            first, remaining = starts[runs], -lengths[runs]  # ascending: a run is still going while -length < -k
+            acc = data[first]
+            rows = np.empty_like(acc)  # one buffer for every step's gather
+            for k in range(1, -int(remaining[0])):
+                going = int(np.searchsorted(remaining, -k))
+                np.take(data, first[:going] + k, axis=0, out=rows[:going])
+                ufunc(acc[:going], rows[:going], out=acc[:going])
+            out[runs] = acc
+
+        parallel_for(fold, short.size, min_size=1024)
     return out
 
 
