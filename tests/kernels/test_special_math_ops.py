@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 import scipy.special
@@ -17,6 +18,7 @@ from tests.conformance import oracle
 from tests.conformance.ours import run_ours
 from tfops_py.kernels.math._special_math import erf_float32
 
+rng = np.random.default_rng(5)
 UNARY = ["Erfinv", "Ndtri", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1", "BesselY0",
          "BesselY1", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e", "Dawsn", "Expint", "FresnelCos", "FresnelSin",
          "Spence"]
@@ -64,6 +66,28 @@ def test_float32_erf_fast_path_matches_float64_rounded():
     ok = ~np.isnan(want)
     assert np.max(np.abs(got[ok] - want[ok]) / np.maximum(np.abs(want[ok]), 1e-30)) < 4e-7
     assert np.signbit(got[-3]) and got[-2] == 1.0 and got[-1] == -1.0
+
+
+@pytest.mark.parametrize("op, function", [("BesselI0e", "i0e"), ("BesselI1e", "i1e")])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+def test_narrow_bessel_i_fast_path_rounds_as_scipy(op, function, dtype):
+    """The short series (NumPy, narrow floats) give SciPy's double value rounded: float32 within one ulp (a
+    result next to a rounding tie may round the other way), half and bfloat16 alike; edges and -0.0 as TF."""
+    edges = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1e-30, 7.99, 8.0, 8.01, 700.0, -3.0, -9.0, 3e38]
+    x = np.concatenate([edges, rng.standard_normal(20_000) * 4, np.geomspace(1e-6, 1e6, 20_000)]).astype(dtype)
+    (got,) = run_ours(op, [x], {}, "numpy")
+    want = getattr(scipy.special, function)(x.astype(np.float64)).astype(dtype)
+    assert got.dtype == want.dtype
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+    np.testing.assert_array_equal(np.signbit(g[: len(edges)]), np.signbit(w[: len(edges)]))
+    if dtype != np.float32:
+        np.testing.assert_array_equal(g, w)
+        return
+    finite = np.isfinite(w)
+    ulp = np.spacing(np.abs(w[finite]).astype(np.float32)).astype(np.float64)
+    assert np.all(np.abs(g[finite] - w[finite]) <= ulp)
+    assert np.mean(g[finite] != w[finite]) < 0.01
 
 
 def test_tf_domain_rules(backend):

@@ -35,6 +35,7 @@ docs/ops/math_ops.md.  Stirling's and the digamma series' coefficients are Berno
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -252,16 +253,22 @@ def _erf32_block(x: np.ndarray, out: np.ndarray) -> None:
     np.divide(p, q, out=out)
     np.copysign(np.float32(1), x, out=out, where=np.abs(x) >= _ERF32_ONE)  # erf rounds to +-1 there
 
-def erf_float32(x: np.ndarray) -> np.ndarray:
-    """erf of a float32 NumPy array (NaN stays NaN, +-inf gives +-1), on every core."""
-    flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
+def blockwise(block_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray, dtype: Any,
+              block: int = _ERF32_BLOCK) -> np.ndarray:
+    """``block_fn(x_block, out_block)`` over cache-sized blocks of ``x`` (as ``dtype``), on every core."""
+    flat = np.ascontiguousarray(x, dtype=dtype).reshape(-1)
     out = np.empty_like(flat)
 
     def run(start: int, stop: int) -> None:
         with np.errstate(all="ignore"):  # per thread: the error state does not cross threads
-            for s in range(start, stop, _ERF32_BLOCK):
-                e = min(stop, s + _ERF32_BLOCK)
-                _erf32_block(flat[s:e], out[s:e])
+            for s in range(start, stop, block):
+                e = min(stop, s + block)
+                block_fn(flat[s:e], out[s:e])
 
-    parallel_for(run, flat.size, min_size=_ERF32_BLOCK)
+    parallel_for(run, flat.size, min_size=block)
     return out.reshape(np.shape(x))
+
+
+def erf_float32(x: np.ndarray) -> np.ndarray:
+    """erf of a float32 NumPy array (NaN stays NaN, +-inf gives +-1), on every core."""
+    return blockwise(_erf32_block, x, np.float32)
