@@ -31,8 +31,10 @@ def bin_counts(ctx: KernelContext, ids: np.ndarray, size: int, weights: Any | No
     [0, size) are ignored.  A backend array of dtype ``dt``."""
     xp = ctx.xp
     if weights is None:
-        counts = np.bincount(ids[(ids >= 0) & (ids < size)], minlength=size)[:size]
-        return ctx.asarray(counts.astype(dt.numpy_dtype), dt)
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= size):  # else no mask and no compressed copy
+            ids = ids[(ids >= 0) & (ids < size)]
+        counts = np.bincount(ids, minlength=size)[:size]
+        return ctx.asarray(counts.astype(dt.numpy_dtype, copy=False), dt)
     kept = np.where(ids < size, ids, -1)
     flat = xp.reshape(weights, (-1, 1))
     return xp.reshape(segment_sum(ctx, flat, ctx.asarray(kept.astype(np.int64), DT_INT64), size), (size,))
@@ -64,7 +66,7 @@ def _size_of(ctx: KernelContext, size: Any) -> int:
 def _bincount(ctx: KernelContext, arr: Any, size: Any, weights: Any) -> Any:
     n = _size_of(ctx, size)
     sized(ctx, [n])
-    ids = ctx.host(arr).reshape(-1).astype(np.int64)
+    ids = ctx.host(arr).reshape(-1).astype(np.intp, copy=False)  # bincount's own index type: no second copy
     if ids.size and ids.min() < 0:
         ctx.invalid_argument("Input arr must be non-negative!")
     has_weights = math.prod(weights.shape) > 0
