@@ -21,5 +21,7 @@ def dask_client():
 @pytest.fixture
 def ps_cluster(dask_client):
     """TF's ClusterSpec for the three workers: one ps task and two worker tasks."""
-    names = sorted(info["name"] for info in dask_client.scheduler_info()["workers"].values())
+    from tfops_py.distributed.cluster import scheduler_workers
+
+    names = sorted(info["name"] for info in scheduler_workers(dask_client).values())
     return {"ps": [names[0]], "worker": names[1:]}

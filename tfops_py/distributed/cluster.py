@@ -89,11 +89,13 @@ class ClusterMap:
 
 
 def scheduler_workers(client: Any) -> dict[str, dict]:
-    """The scheduler's workers by address (all of them: some Dask versions list five by default)."""
-    try:
-        return client.scheduler_info(n_workers=-1)["workers"]
-    except TypeError:
-        return client.scheduler_info()["workers"]
+    """The scheduler's workers now, by address: ``{"name": ..., "id": ...}`` (asked of the scheduler itself:
+    the client's own copy of this refreshes only every few seconds, and a restarted worker may not be in it)."""
+    return client.run_on_scheduler(_workers_now)
+
+
+def _workers_now(dask_scheduler: Any = None) -> dict[str, dict]:
+    return {addr: {"name": ws.name, "id": ws.server_id} for addr, ws in dask_scheduler.workers.items()}
 
 
 __all__ = ["ClusterMap", "Task", "scheduler_workers"]

@@ -140,11 +140,13 @@ class DistributedSession(ClientSession):
                                 self._worker_options.backend, self._worker_options)
                 self._started.add(task)
 
-    def _check_lost(self, tasks: Iterable[Task]) -> None:
+    def _check_lost(self, tasks: Iterable[Task], refresh: bool = True) -> None:
+        """UnavailableError for a task whose worker is known lost (``refresh``: ask the scheduler now)."""
         tasks = set(tasks)
         if not tasks:
             return
-        self._lost.update(self.cluster.lost([self.cluster.address(t) for t in tasks]))
+        if refresh:
+            self._lost.update(self.cluster.lost([self.cluster.address(t) for t in tasks]))
         gone = sorted(tasks & self._lost)
         if gone:
             raise UnavailableError(f"{task_device_name(gone[0])} is unavailable: its Dask worker left the cluster or "
@@ -194,7 +196,7 @@ class DistributedPlan:
 
     def run(self, feed_values: Sequence[Any], step: StepContext | None = None) -> list[Any]:
         s = self.session
-        s._check_lost(p.task for p in self.partitions)
+        s._check_lost([p.task for p in self.partitions], refresh=False)
         host = get_backend("numpy")
         values = {o: convert_feed(host, v, spec, o) for o, v, spec in zip(self.feed_order, feed_values, self._specs)}
         run = f"tfops-{s.session_id}-{self._id}-{next(_ids)}"
@@ -204,15 +206,18 @@ class DistributedPlan:
         fetch_set = set(self._fetches)
         for p in self.partitions:
             addr, skey = self._addresses[p.key], s._state_key(p.task)
-            args = [values[o] if user else edges[o] for user, o in p.feeds.values()]
+            args = [values[o] if user else None for user, o in p.feeds.values()]
+            picks = [(pos, *edges[o]) for pos, (user, o) in enumerate(p.feeds.values()) if not user]
             fut = s.client.submit(worker.run_partition, skey, self._key(p), args, [parts[k] for k in p.after],
-                                  workers=[addr], allow_other_workers=False, pure=False, retries=0,
+                                  picks=picks, workers=[addr], allow_other_workers=False, pure=False, retries=0,
                                   key=f"{run}-{p.task[0]}{p.task[1]}-s{p.stage}")
             parts[p.key] = fut
             for k, o in enumerate(p.sends):
-                if o in self._edges:
-                    edges[o] = s.client.submit(worker.fetched, skey, fut, k, False, workers=[addr], pure=False,
-                                               key=f"{run}-edge-{p.stage}-{k}-{p.task[0]}{p.task[1]}")
+                if o in self._edges and len(p.sends) == 1:  # the whole result is that one tensor: no extra task
+                    edges[o] = (fut, k)
+                elif o in self._edges:  # one tensor of several: only it travels to the consumer
+                    edges[o] = (s.client.submit(worker.fetched, skey, fut, k, False, workers=[addr], pure=False,
+                                                key=f"{run}-edge-{p.stage}-{k}-{p.task[0]}{p.task[1]}"), None)
                 if o in fetch_set:
                     wanted[o] = s.client.submit(worker.fetched, skey, fut, k, True, workers=[addr], pure=False,
                                                 key=f"{run}-fetch-{p.stage}-{k}-{p.task[0]}{p.task[1]}")
@@ -233,7 +238,7 @@ class DistributedPlan:
                 if failed:
                     raise self._located(remote_error(failed[0]))
                 pending = list(not_done)
-                if pending:
+                if pending and not done:  # nothing finished for a while: is every worker of this Run still there?
                     self._check_alive()
                     if step is not None:
                         step.check_deadline()
@@ -254,8 +259,8 @@ class DistributedPlan:
         lost = s.cluster.lost(list(set(self._addresses.values())))
         if lost:
             s._lost.update(lost)
-            raise AbortedError(f"{task_device_name(lost[0])}: its Dask worker was lost during the Run, and the "
-                               "state it held (variables, tables) with it; the Run was cancelled")
+            raise AbortedError(f"{task_device_name(lost[0])}: its Dask worker left the cluster (or was restarted), "
+                               "and the state it held (variables, tables) with it; the Run was cancelled")
 
 
 def _spec_name(spec: Any) -> Any:

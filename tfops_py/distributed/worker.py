@@ -63,10 +63,15 @@ def install_partition(session_id: str, key: str, graph_def: bytes, feeds: Sequen
 
 
 def run_partition(session_id: str, key: str, feed_values: Sequence[Any], after: Sequence[Any],
-                  to_numpy: bool = False) -> tuple:
+                  to_numpy: bool = False, picks: Sequence[tuple[int, Any, int | None]] = ()) -> tuple:
     """Run one partition for one Run: ``feed_values`` in its feed order (``after``: results it waited for;
-    ``to_numpy``: return NumPy arrays, for results that go to the client)."""
+    ``to_numpy``: return NumPy arrays, for results that go to the client).  ``picks`` fill feeds from other
+    partitions' results: ``(position, result, index)``, ``index`` None when ``result`` is the tensor itself."""
     del after  # only ordering: these are the partitions this one's control inputs ran in
+    if picks:
+        feed_values = list(feed_values)
+        for pos, result, index in picks:
+            feed_values[pos] = result if index is None else result[index]
     state = _state(session_id, key)
     compiled = state.partitions.get(key)
     if compiled is None:
