@@ -7,14 +7,18 @@ One file per family, ``tests/conformance/golden/<family>.npz``:
   bfloat16 and float8 arrays are stored as their bits (uint16/uint8), 4-bit integers as int8/uint8,
   strings as length-prefixed bytes (a uint32 little-endian length, then the bytes) in ``data/string``.
 
-An array is referenced as ``[dtype, shape, offset]`` (offset in elements, in bytes for strings).  A case::
+An array is referenced as ``[dtype, shape, offset]`` (offset in elements, in bytes for strings), or (a
+large input made by a formula, :class:`tfops_py.conformance.Formula`) as ``{"formula": "module:function",
+"args": [...], "dtype", "shape"}``.  A case::
 
     {"id", "op", "attrs", "inputs": [array | [array, ...] for a list input], "compare",
      "eager": {"outputs": [array, ...]} | {"error": [class, message]},         # TF's kernel (or a reference)
      "graph": {"const": {"shapes": [dims | null, ...]} | {"error": [class, message]},  # TF's graph
                "feed":  {...}},                                                 # construction, both modes
      "note"?: why the stored value is not TF's own output, "seed"?: int, "source": "generated" | "hand" |
-     "builder" | "graph", "inputs_named"?: [name, ...] (graph cases)}
+     "builder" | "graph", "inputs_named"?: [name, ...] (graph cases),
+     "threads"?: TF's intra-op thread count, for results that depend on it (ours run with the same),
+     "checked_outputs"?: [index, ...] (only these outputs are stored and compared)}
 
 ``const`` builds every input as a Const (shape functions see values), ``feed`` as a Placeholder of
 unknown shape (only the kernel sees them).  Attr values are JSON with DataTypes as ``"DT_*"`` names,
@@ -25,13 +29,14 @@ from __future__ import annotations
 import functools
 import json
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from tfops_py.conformance import Formula
 from tfops_py.framework.dtypes import DataType, as_datatype
 from tfops_py.framework.op_def import get_op_def, has_op_def
 from tfops_py.framework.tensor_shape import PartialTensorShape
@@ -66,8 +71,11 @@ class GoldenWriter:
         self.sizes: dict[str, int] = {}
         self.cases: list[dict[str, Any]] = []
 
-    def array(self, value: Any) -> list:
-        """Store an array; returns its reference ``[dtype, shape, offset]``."""
+    def array(self, value: Any) -> Any:
+        """Store an array; returns its reference ``[dtype, shape, offset]`` (a formula's: its recipe)."""
+        if isinstance(value, Formula):
+            a = value.value()
+            return {"formula": value.function, "args": list(value.args), "dtype": dtype_name(a), "shape": list(a.shape)}
         a = np.asarray(value) if not isinstance(value, np.ndarray) else value
         name = dtype_name(a)
         if name == "string":
@@ -135,7 +143,9 @@ class GoldenFile:
     def ops(self) -> list[str]:
         return sorted({c.op for c in self.cases})
 
-    def array(self, ref: Sequence[Any]) -> np.ndarray:
+    def array(self, ref: Any) -> np.ndarray:
+        if isinstance(ref, dict):
+            return _formula(ref["formula"], tuple(ref["args"]))
         name, shape, offset = ref
         n = int(np.prod(shape, dtype=np.int64))
         if name == "string":
@@ -143,6 +153,13 @@ class GoldenFile:
         flat = self.data[name][offset:offset + n]
         real = _BITS.get(name)
         return (flat.view(real[1]) if real is not None else flat).reshape(shape)
+
+
+@functools.lru_cache(maxsize=4)
+def _formula(function: str, args: tuple) -> np.ndarray:
+    out = Formula(function=function, args=args).value()
+    out.flags.writeable = False
+    return out
 
 
 def _strings(buf: np.ndarray, offset: int, n: int) -> np.ndarray:
@@ -197,13 +214,14 @@ class GoldenCase:
 
     @property
     def inputs(self) -> list[Any]:
-        return [[self.file.array(r) for r in ref] if ref and isinstance(ref[0], list) else self.file.array(ref)
+        return [[self.file.array(r) for r in ref] if _is_list_input(ref) else self.file.array(ref)
                 for ref in self.raw["inputs"]]
 
     @functools.cached_property
     def dtypes(self) -> frozenset[str]:
         """Names of every dtype among the inputs and expected outputs."""
-        return frozenset(r[0] for r in _refs(self.raw["inputs"]) + _refs(self.raw["eager"].get("outputs", [])))
+        return frozenset(r["dtype"] if isinstance(r, dict) else r[0]
+                         for r in _refs(self.raw["inputs"]) + _refs(self.raw["eager"].get("outputs", [])))
 
     @property
     def eager(self) -> Outcome:
@@ -222,10 +240,15 @@ class GoldenCase:
         return Outcome(shapes=g["shapes"])
 
 
-def _refs(spec: list) -> list[list]:
-    out: list[list] = []
+def _is_list_input(ref: Any) -> bool:
+    """Whether a stored input is a list input (an array's own ref is never empty; an empty list input is)."""
+    return isinstance(ref, list) and (not ref or isinstance(ref[0], (list, dict)))
+
+
+def _refs(spec: list) -> list[Any]:
+    out: list[Any] = []
     for r in spec:
-        if r and isinstance(r[0], list):
+        if _is_list_input(r):
             out.extend(r)
         else:
             out.append(r)

@@ -13,8 +13,8 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 from tests.conformance import oracle
 from tests.conformance.cases import (attr_levels, divergence_for, domain_of, draw_inputs, named, pattern,
-                                     patterned_inputs, runs, shape_patterns, type_levels)
-from tests.conformance.check import backend_holds, builds_where_tf_refuses, type_attrs
+                                     patterned_inputs, runs, shape_patterns, shape_rule, type_levels)
+from tests.conformance.check import backend_holds, graph_as_declared, type_attrs
 from tests.conformance.ours import run_op
 from tests.conformance.outcomes import assert_outcome
 from tests.tf_oracle import require_tf
@@ -28,8 +28,12 @@ def _holds(backend: str, dt: DataType) -> bool:
 
 
 def type_combos(spec: Spec, backend: str) -> list[dict[str, DataType]]:
-    """Every assignment of the spec's type attrs TF's CPU kernels take and ``backend`` holds."""
-    levels = type_levels(spec, get_op_def(spec.op))
+    """Every assignment of the spec's type attrs TF's CPU kernels take and ``backend`` holds (none when the
+    backend lacks the fixed type of an input, such as a string tag)."""
+    op_def = get_op_def(spec.op)
+    if not all(_holds(backend, a.type) for a in op_def.inputs if a.type is not None):
+        return []
+    levels = type_levels(spec, op_def)
     names = list(levels)
     out = []
     for combo in itertools.product(*(levels[n] for n in names)):
@@ -41,18 +45,19 @@ def type_combos(spec: Spec, backend: str) -> list[dict[str, DataType]]:
 
 def _shapes(data: Any, spec: Spec, names: list[str]) -> tuple[dict[str, tuple[int, ...]], dict[str, Any]]:
     side = st.integers(0, 4)
-    if spec.shapes == SAME:
+    rule = shape_rule(spec)
+    if rule == SAME:
         shape = tuple(data.draw(st.lists(side, max_size=4), label="shape"))
         return dict.fromkeys(names, shape), {}
-    if spec.shapes == BROADCAST:
+    if rule == BROADCAST:
         if data.draw(st.integers(0, 9), label="unbroadcastable") == 0:
             return {n: tuple(data.draw(st.lists(side, max_size=3))) for n in names}, {}
         drawn = data.draw(mutually_broadcastable_shapes(num_shapes=max(len(names), 1), max_dims=4, max_side=4))
         return dict(zip(names, drawn.input_shapes)), {}
     op_def = get_op_def(spec.op)
-    if isinstance(spec.shapes, ShapeRule):
+    if isinstance(rule, ShapeRule):
         rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="shape seed"))
-        drawn = pattern(spec, op_def, names, spec.shapes.sample(rng))
+        drawn = pattern(spec, op_def, names, rule.sample(rng))
     else:
         drawn = data.draw(st.sampled_from(shape_patterns(spec, op_def)), label="pattern")
     return drawn["shapes"], drawn["attrs"]
@@ -83,9 +88,7 @@ def check_live(spec: Spec, backend: str, data: Any) -> None:
         eager = oracle.tf_eager(spec.tf_op or spec.op, inputs, attrs)
     if oracle.no_kernel(eager):
         reject()
-    graph = oracle.tf_graph(spec.tf_op or spec.op, inputs, attrs, mode)
-    if graph.error and builds_where_tf_refuses(spec.op, inputs, attrs):
-        graph = None
+    graph = graph_as_declared(oracle.tf_graph(spec.tf_op or spec.op, inputs, attrs, mode), spec.op, inputs, attrs)
     ours = run_op(spec.op, inputs, attrs, mode, backend)
     assert_outcome(ours, graph, eager, spec.compare, spec.messages, f"{spec.op} {types} {attrs} seed {seed} [{mode}]",
                    spec.static_shapes, spec.early_errors)
@@ -98,7 +101,8 @@ def live_settings(examples: int) -> settings:
 
 
 def check_against_tf(op: str, inputs: list, attrs: dict[str, Any], backend: str = "numpy", compare: str = "ew",
-                     mode: str = "const", messages: bool = True, static_shapes: str = "refined") -> None:
+                     mode: Any = "const", messages: bool = True, static_shapes: str = "refined",
+                     early_errors: bool = True) -> None:
     """One hand-drawn case (family tests' own strategies): ours against TF's graph construction and eager run;
     a declared divergence's reference gives the expected value where it applies."""
     require_tf()
@@ -109,8 +113,6 @@ def check_against_tf(op: str, inputs: list, attrs: dict[str, Any], backend: str 
     eager = oracle.reference_outcome(ref, op, inputs, attrs) if ref is not None else oracle.tf_eager(op, inputs, attrs)
     if oracle.no_kernel(eager):
         reject()
-    graph = oracle.tf_graph(op, inputs, attrs, mode)
-    if graph.error and builds_where_tf_refuses(op, inputs, attrs):
-        graph = None
+    graph = graph_as_declared(oracle.tf_graph(op, inputs, attrs, mode), op, inputs, attrs)
     assert_outcome(run_op(op, inputs, attrs, mode, backend), graph, eager, compare, messages, f"{op} {attrs} [{mode}]",
-                   static_shapes)
+                   static_shapes, early_errors)

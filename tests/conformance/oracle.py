@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,8 +17,14 @@ from tests.conformance.golden import Outcome
 from tests.conformance.ours import Mode, specs_for
 from tests.conformance.outcomes import core_message
 from tests.tf_oracle import require_tf
+from tfops_py.conformance.graphs import import_node
 from tfops_py.framework.dtypes import DataType, as_datatype
 from tfops_py.framework.op_def import get_op_def
+from tfops_py.framework.tensor_shape import PartialTensorShape
+
+
+class OracleError(Exception):
+    """A case the oracle cannot hand to TF (not TF's error: it propagates)."""
 
 
 def _tf_dtype(dt: DataType) -> Any:
@@ -28,6 +35,9 @@ def _tf_dtype(dt: DataType) -> Any:
 def _tf_attr(v: Any) -> Any:
     if isinstance(v, DataType):
         return _tf_dtype(v)
+    if isinstance(v, PartialTensorShape):
+        dims = v.as_list()
+        return require_tf().TensorShape(None if dims is None else [None if d == -1 else d for d in dims])
     if isinstance(v, list) and v and isinstance(v[0], DataType):
         return [_tf_dtype(x) for x in v]
     return v
@@ -35,7 +45,12 @@ def _tf_attr(v: Any) -> Any:
 
 @functools.cache
 def _parameters(op: str) -> tuple[list[str], dict[str, str]]:
-    """(raw-op parameter names of the inputs in OpDef order, OpDef attr name -> parameter name)."""
+    """(raw-op parameter names of the inputs in OpDef order, OpDef attr name -> parameter name).
+
+    TF's Python wrappers keep the OpDef's names but for keywords (``lambda_``) and a few renames
+    (Squeeze's ``squeeze_dims`` is ``axis``): attrs left unmatched pair with parameters left unmatched,
+    in order.
+    """
     tf = require_tf()
     params = [p for p in inspect.signature(getattr(tf.raw_ops, op)).parameters if p != "name"]
     op_def = get_op_def(op)
@@ -43,12 +58,18 @@ def _parameters(op: str) -> tuple[list[str], dict[str, str]]:
     inputs = [n if n in params else params[i] for i, n in enumerate(names)]
     attrs = {a.name: a.name if a.name in params else f"{a.name}_" for a in op_def.attrs
              if a.name in params or f"{a.name}_" in params}
+    left_params = [p for p in params if p not in inputs and p not in attrs.values()]
+    left_attrs = [a.name for a in op_def.attrs if a.name not in attrs and a.name not in op_def.inferred_attrs]
+    attrs.update(zip(left_attrs, left_params))
     return inputs, attrs
 
 
-def _kwargs(op: str, args: Sequence[Any], attrs: dict[str, Any]) -> dict[str, Any]:
+def raw_op_kwargs(op: str, args: Sequence[Any], attrs: dict[str, Any]) -> dict[str, Any]:
     inputs, attr_names = _parameters(op)
     kwargs = dict(zip(inputs, args))
+    unknown = [k for k in attrs if k not in attr_names and k not in get_op_def(op).inferred_attrs]
+    if unknown:
+        raise OracleError(f"tf.raw_ops.{op} has no parameter for attrs {unknown}")
     kwargs.update({attr_names[k]: _tf_attr(v) for k, v in attrs.items() if k in attr_names})
     return kwargs
 
@@ -73,15 +94,37 @@ def _error(e: BaseException) -> tuple[str, str]:
     return cls, core_message(str(e))
 
 
+def _call(tf: Any, op: str, args: Sequence[Any], attrs: dict[str, Any]) -> Any:
+    """``tf.raw_ops.<op>`` on ``args``; an op TF's Python has no wrapper for (the internal ``_Fused*`` ops) is
+    its NodeDef imported into the current graph instead (``import_node``)."""
+    if hasattr(tf.raw_ops, op):
+        return getattr(tf.raw_ops, op)(**raw_op_kwargs(op, args, attrs))
+    return import_node(tf, op, args, attrs)
+
+
 def run_tf(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[np.ndarray]:
-    """TF eager outputs (TF's exceptions propagate): what references call."""
+    """TF eager outputs (TF's exceptions propagate): what references call.  An op without a Python wrapper runs
+    in a TF1 session instead (its import needs a graph)."""
     tf = require_tf()
+    if not hasattr(tf.raw_ops, op):
+        return _run_in_session(op, inputs, attrs)
     with tf.device("/CPU:0"):
         args = [[_constant(tf, v) for v in x] if isinstance(x, list) else _constant(tf, x) for x in inputs]
-        result = getattr(tf.raw_ops, op)(**_kwargs(op, args, attrs))
+        result = _call(tf, op, args, attrs)
     outs = result if isinstance(result, (list, tuple)) else [result]
     flat = [o for out in outs for o in (out if isinstance(out, (list, tuple)) else [out])]
     return [_numpy(o) for o in flat]
+
+
+def _run_in_session(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> list[np.ndarray]:
+    tf = require_tf()
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/CPU:0"):
+        args = [[_constant(tf, v) for v in x] if isinstance(x, list) else _constant(tf, x) for x in inputs]
+        result = _call(tf, op, args, attrs)
+        outs = result if isinstance(result, list) else [result]
+        with tf.compat.v1.Session(graph=graph) as sess:
+            return [_session_value(v) for v in sess.run(outs)]
 
 
 def tf_eager(op: str, inputs: Sequence[Any], attrs: dict[str, Any]) -> Outcome:
@@ -129,7 +172,7 @@ def tf_graph(op: str, inputs: Sequence[Any], attrs: dict[str, Any], mode: Mode =
         try:
             args = [[node(v, s) for v, s in zip(x, spec)] if isinstance(x, list) else node(x, spec)
                     for x, spec in zip(inputs, specs_for(inputs, mode))]
-            result = getattr(tf.raw_ops, op)(**_kwargs(op, args, attrs))
+            result = _call(tf, op, args, attrs)
         except (ValueError, TypeError, tf.errors.OpError) as e:
             cls, message = _error(e)
             return Outcome(error=cls, message=message, at_build=True)
@@ -162,10 +205,25 @@ def tf_graph_case(build: Callable[..., Any], inputs: Sequence[np.ndarray]) -> Ou
             except tf.errors.OpError as e:
                 cls, message = _error(e)
                 return Outcome(error=cls, message=message, shapes=shapes)
-    return Outcome(values=[np.asarray(v, dtype=object if getattr(v, "dtype", None) == np.dtype(object) else None)
-                           for v in values], shapes=shapes)
+    return Outcome(values=[_session_value(v) for v in values], shapes=shapes)
+
+
+def _session_value(v: Any) -> np.ndarray:
+    """A TF1 session's fetched value as an array; strings (a string scalar comes back as ``bytes``) as objects."""
+    if isinstance(v, bytes) or getattr(v, "dtype", None) == np.dtype(object):
+        return np.asarray(v, dtype=object)
+    return np.asarray(v)
+
+
+def intra_op_threads() -> int:
+    """The intra-op thread count TF runs kernels with here."""
+    tf = require_tf()
+    return tf.config.threading.get_intra_op_parallelism_threads() or len(os.sched_getaffinity(0))
 
 
 def no_kernel(outcome: Outcome) -> bool:
-    """TF has no CPU kernel for this case (a NotFoundError from kernel lookup)."""
-    return outcome.error == "NotFoundError" and ("kernel" in outcome.message or "device" in outcome.message)
+    """TF cannot run this case: no CPU kernel (a NotFoundError from kernel lookup), or a dtype its Python
+    cannot make tensors of (the float8 "fnuz" types)."""
+    if outcome.error == "NotFoundError" and ("kernel" in outcome.message or "device" in outcome.message):
+        return True
+    return "not supported in TensorProto" in outcome.message

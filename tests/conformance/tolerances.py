@@ -3,7 +3,7 @@
 Integers, bools and strings always compare exactly; dtype and shape always match.  For floating
 outputs (complex: per part), with ``a`` ours and ``b`` TF's value:
 
-* ``exact``: equal values, NaN where NaN, the same sign of zero (bit-exact but for NaN payloads);
+* ``exact``: equal values, NaN where NaN, the same sign of zero (bit-exact but for NaN sign and payload);
 * ``ew``: NaN/inf where TF has them, else ``|a - b| <= tiny + tol * |b|`` element by element;
 * ``cw``: complex outputs, each part within ``tol * |b|`` of TF's (normwise: where TF's own formula
   cancels, e.g. complex Log1p);
@@ -12,7 +12,9 @@ outputs (complex: per part), with ``a`` ours and ``b`` TF's value:
   ``max |a - b| / max(1, max |b|) <= tol``;
 * ``bn``: batch norm: the NaN pattern alike, then ``|a - b| <= tol * |b| + tol * max(1, max |b|)``;
 * ``exp``: ops built on ``exp`` that may differ from Eigen by an ulp where ``exp(x) - 1`` cancels:
-  ``|a - b| <= 4 eps + 4 eps |b|``.
+  ``|a - b| <= 4 eps + 4 eps |b|``;
+* ``avg``: averages of cells (fractional pooling adds in another order than TF): NaN/inf alike, then
+  ``|a - b| <= 4 eps |b| + 16 eps max(1, max |b|)``.
 
 Gradient checks use ``GRADIENT``: finite differences (max Jacobian error) and the comparison with
 ``tf.GradientTape`` (rtol, atol).
@@ -33,6 +35,7 @@ TOLERANCES: dict[str, dict[str, float]] = {
     "acc": {"float64": 1e-12, "float32": 3e-6, "float16": 4e-3, "bfloat16": 4e-2},
     "bn": {"float32": 2e-5, "float16": 2e-3, "bfloat16": 1.6e-2},
     "exp": {name: 4 * eps for name, eps in _EPS.items()},
+    "avg": _EPS,  # in eps: 4 relative, 16 of the largest magnitude
 }
 GRADIENT = {"numeric": 1e-6, "tf_rtol": 1e-6, "tf_atol": 1e-6, "delta": 1e-4}
 _COMPONENT = {"complex64": "float32", "complex128": "float64"}
@@ -57,6 +60,13 @@ def assert_values(ours: np.ndarray, ref: np.ndarray, kind: str = "ew", what: str
         _assert_exact(ours, ref, what)
     elif kind == "bn":
         _assert_bn(ours, ref, table[part], what)
+    elif kind == "avg":
+        eps = table[part]
+        a, b = ours.astype(np.float64), ref.astype(np.float64)
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=f"{what}: NaN positions")
+        finite = b[np.isfinite(b)]
+        scale = max(1.0, float(np.abs(finite).max())) if finite.size else 1.0
+        np.testing.assert_allclose(a, b, rtol=4 * eps, atol=16 * eps * scale, err_msg=what)
     elif kind == "exp":
         tol = table[part]
         np.testing.assert_allclose(ours.astype(np.float64), ref.astype(np.float64), rtol=tol, atol=tol, err_msg=what)
@@ -74,7 +84,8 @@ def _assert_exact(ours: np.ndarray, ref: np.ndarray, what: str) -> None:
         return
     a, b = ours.astype(np.float64), ref.astype(np.float64)
     np.testing.assert_array_equal(a, b, err_msg=what)
-    np.testing.assert_array_equal(np.signbit(a), np.signbit(b), err_msg=f"{what}: signs of zero")
+    real = ~np.isnan(b)  # a NaN's sign is a payload bit
+    np.testing.assert_array_equal(np.signbit(a[real]), np.signbit(b[real]), err_msg=f"{what}: signs of zero")
 
 
 def _assert_bn(ours: np.ndarray, ref: np.ndarray, tol: float, what: str) -> None:

@@ -1,12 +1,17 @@
-"""Hypothesis strategies shared by the array-op tests: shapes, dtypes and arrays drawn fast from a seed."""
+"""Hypothesis strategies shared by the array-op tests: shapes, dtypes and arrays drawn fast from a seed, and
+the array ops' contract with TF for a drawn case (``differential``)."""
 from __future__ import annotations
 
 import os
+
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+from tests.conformance.live import check_against_tf
 
 # Value dtypes TF's CPU kernels take for "T: type" array ops (strings only exist on NumPy).
 NUMERIC = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -63,3 +68,12 @@ def live(max_examples: int) -> settings:
     """
     return settings(max_examples=max_examples * int(os.environ.get("ARRAY_OPS_FUZZ", "1")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def differential(op: str, inputs: list, attrs: dict[str, Any], mode: Any, backend: str = "numpy",
+                 check_message: bool = False, check_shapes: bool = True) -> None:
+    """The array ops' contract with TF (tests/conformance/outcomes.py) for one drawn case: values bit for bit,
+    static shapes equal to TF's (unless ``check_shapes`` is off), errors at TF's time; ``mode`` is "const",
+    "feed" or per input a placeholder shape."""
+    check_against_tf(op, inputs, attrs, backend, "exact", mode, messages=check_message,
+                     static_shapes="exact" if check_shapes else "unchecked", early_errors=False)

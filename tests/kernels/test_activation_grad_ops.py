@@ -1,42 +1,26 @@
-"""Activation gradients and the activations TF's nn gradients use, against TF 2.21.
+"""Activation gradients and the activations TF's nn gradients use: what the conformance harness does not cover.
 
-Golden values (tools/golden/grad_kernels.py, no TF needed), TF's errors at build and run time,
-documented behaviour, and live differential tests against ``tf.raw_ops`` (marked ``tf``).
+Golden values and live differential tests run in tests/conformance (declarations in
+kernels/nn/activation_grad_ops.py); here: what the golden file must hold, TF's errors at build and
+run time with their messages, and documented behaviour.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from tests.kernels._grad_testing import check_against_tf, check_golden, golden_id, golden_indices
-from tests.kernels._math_testing import fast, run_ours, tools
+from tests.conformance import golden
+from tests.conformance.ours import run_ours
 from tfops_py import errors
-from tfops_py.framework.dtypes import DataType
 
-D = DataType
 ACTIVATIONS = ["Elu", "Selu", "Softplus", "Softsign", "LeakyRelu"]
 ACTIVATION_GRADS = ["ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad", "SoftsignGrad", "LeakyReluGrad"]
 OUTPUT_GRADS = ["SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"]
 OPS = ACTIVATIONS + ACTIVATION_GRADS + OUTPUT_GRADS
-GOLDEN = golden_indices(*OPS)
-
-
-@pytest.mark.parametrize("index", GOLDEN, ids=golden_id)
-def test_golden(index, backend):
-    check_golden(index, backend)
-
-
-@pytest.mark.parametrize("index", GOLDEN[::4], ids=golden_id)
-def test_golden_fed_with_unknown_shapes(index):
-    check_golden(index, "numpy", feed=True)
 
 
 def test_golden_covers_every_op():
-    from tests.kernels._math_testing import golden
-
-    assert {golden("grad_kernels")[0][i]["op"] for i in GOLDEN} == set(OPS)
+    assert set(OPS) <= {c.op for c in golden.load("grad_kernels").cases}
 
 
 # -- errors ---------------------------------------------------------------------------------------------
@@ -95,31 +79,3 @@ def test_complex_grads_conjugate_where_tf_does(backend):
     y, dy = np.array([1 + 2j], np.complex64), np.array([2 - 1j], np.complex64)
     assert run_ours("SqrtGrad", [y, dy], {}, backend)[0][0] == pytest.approx(0.4 + 0.3j)
     assert run_ours("SigmoidGrad", [y, dy], {}, backend)[0][0] == pytest.approx(6 - 8j)
-
-
-# -- live differential tests against TF ------------------------------------------------------------------
-def _types(op: str, backend: str) -> list[DataType]:
-    floats = [D.DT_FLOAT, D.DT_DOUBLE] + ([D.DT_HALF, D.DT_BFLOAT16] if backend == "numpy" else [])
-    if op in ("ReluGrad", "Relu6Grad"):
-        return floats + [D.DT_INT32, D.DT_INT8, D.DT_UINT8, D.DT_INT64]
-    if op in OUTPUT_GRADS:
-        return floats + [D.DT_COMPLEX64, D.DT_COMPLEX128]
-    return floats
-
-
-@pytest.mark.tf
-@fast(80)
-@given(data=st.data())
-def test_matches_tf(backend, data):
-    op = data.draw(st.sampled_from(OPS))
-    dt = data.draw(st.sampled_from(_types(op, backend)))
-    shape = data.draw(st.lists(st.integers(0, 5), max_size=3).map(tuple))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    specials = not dt.is_complex and not dt.is_integer
-    kind = "small" if dt.is_integer else "any"
-    inputs = [tools().values(rng, dt.numpy_dtype, shape, kind, specials=specials)
-              for _ in range(1 if op in ACTIVATIONS else 2)]
-    # TF's CPU flushes subnormals to zero (a subnormal alpha acts as 0); we do not: draw normal alphas
-    alpha = st.sampled_from([0.0, 1.0]) | st.floats(2.0**-100, 3, width=32)
-    attrs = {"alpha": data.draw(alpha)} if "Leaky" in op else {}
-    check_against_tf(op, inputs, attrs, backend, feed=data.draw(st.booleans()))

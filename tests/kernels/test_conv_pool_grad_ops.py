@@ -1,51 +1,62 @@
-"""Convolution and pooling gradients against TF 2.21 (and, where TF's CPU refuses, against Conv2D itself).
+"""Convolution and pooling gradients: what the conformance harness does not cover.
 
-Golden values (tools/golden/grad_kernels.py) in NHWC and, transposed, NCHW; TF's errors at build
-and run time; adjoint identities for what TF's CPU kernels cannot compute (dilations, groups);
-live differential tests against ``tf.raw_ops`` (marked ``tf``).
+Golden values (NHWC and NCHW) run in tests/conformance (declarations in kernels/nn/conv_pool_grad_ops.py,
+cases in _grad_cases.py).  Here: what the golden file must hold, TF's errors at build and run time with
+their messages, adjoint identities for what TF's CPU kernels cannot compute (dilations, groups), and live
+differential tests against ``tf.raw_ops`` (marked ``tf``; their inputs come from a forward op).
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.kernels._grad_testing import (SPATIAL, check_against_tf, check_golden, golden_id, golden_indices,
-                                         run_layout)
-from tests.kernels._math_testing import fast, golden, run_ours, run_tf, tools
+from tests.conformance import golden
+from tests.conformance.live import check_against_tf
+from tests.conformance.ours import run_ours
 from tfops_py import errors
+from tfops_py.conformance import draw_values
+from tfops_py.errors import OpError
 from tfops_py.framework.dtypes import DataType
+from tfops_py.kernels.nn._grad_cases import SPATIAL, to_nchw
+from tfops_py.kernels.nn._nn_cases import nchw_attrs, nhwc
 
 D = DataType
-OPS = SPATIAL | {"BiasAddGrad"}
-GOLDEN = golden_indices(*OPS)
-GOLDEN_SPATIAL = golden_indices(*SPATIAL)
+OPS = set(SPATIAL) | {"BiasAddGrad"}
 I32 = np.int32
 
 
-@pytest.mark.parametrize("index", GOLDEN, ids=golden_id)
-def test_golden(index, backend):
-    check_golden(index, backend)
+def _nchw_attrs(op: str, attrs: dict) -> dict:
+    return dict(attrs, data_format="NCHW") if op in ("MaxPoolV2", "MaxPoolGradV2") else nchw_attrs(attrs)
 
 
-@pytest.mark.parametrize("index", GOLDEN_SPATIAL, ids=golden_id)
-def test_golden_nchw(index, backend):
-    """The NHWC cases transposed (BiasAddGrad cases carry their own layout)."""
-    check_golden(index, backend, "NCHW")
+def run_layout(op: str, inputs: list, attrs: dict, backend: str, fmt: str, feed: bool = False) -> list:
+    """Our outputs of an NHWC-described case computed in ``fmt``, returned in NHWC."""
+    if fmt == "NHWC":
+        return run_ours(op, inputs, attrs, backend, feed)
+    got = run_ours(op, to_nchw(op, inputs), _nchw_attrs(op, attrs), backend, feed)
+    return [g if op == "Conv2DBackpropFilter" else nhwc(g) for g in got]
 
 
-@pytest.mark.parametrize("index", GOLDEN[::4], ids=golden_id)
-def test_golden_fed_with_unknown_shapes(index):
-    check_golden(index, "numpy", feed=True)
+def check_layout(op: str, inputs: list, attrs: dict, backend: str, compare: str, feed: bool, fmt: str) -> None:
+    """TF's answer (NHWC; NCHW through the declared divergence's reference) against ours in ``fmt``."""
+    if fmt == "NCHW":
+        inputs, attrs = to_nchw(op, inputs), _nchw_attrs(op, attrs)
+    check_against_tf(op, inputs, attrs, backend, compare, "feed" if feed else "const")
+
+
+def fast(examples: int) -> settings:
+    return settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def test_golden_covers_the_brief():
-    cases = [golden("grad_kernels")[0][i] for i in GOLDEN]
-    assert {c["op"] for c in cases} == OPS
-    conv = [c for c in cases if c["op"].startswith("Conv2D")]
-    assert {c["attrs"]["padding"] for c in conv} == {"SAME", "VALID", "EXPLICIT"}
-    assert {c["inputs"][1][0] for c in conv if c["op"] == "Conv2DBackpropInput"} >= {"float32", "float16", "int32"}
+    cases = [c for c in golden.load("grad_kernels").cases if c.op in OPS]
+    assert {c.op for c in cases} == OPS
+    conv = [c for c in cases if c.op.startswith("Conv2D")]
+    assert {c.attrs["padding"] for c in conv} == {"SAME", "VALID", "EXPLICIT"}
+    assert {c.raw["inputs"][1][0] for c in conv if c.op == "Conv2DBackpropInput"} >= {"float32", "float16", "int32"}
+    assert {c.attrs.get("data_format", "NHWC") for c in cases if c.op in SPATIAL} == {"NHWC", "NCHW"}
 
 
 # -- errors ----------------------------------------------------------------------------------------------
@@ -200,7 +211,7 @@ def test_bias_add_grad_low_precision_is_the_rounded_exact_sum(dtype):
     import ml_dtypes
 
     dt = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
-    x = tools().values(np.random.default_rng(3), dt, (5, 3, 7))
+    x = draw_values(np.random.default_rng(3), dt, (5, 3, 7))
     for fmt, axes in (("NHWC", (0, 1)), ("NCHW", (0, 2))):
         (out,) = run_ours("BiasAddGrad", [x], {"data_format": fmt})
         exact = x.astype(np.float64).sum(axis=axes).astype(np.float32).astype(dt)
@@ -267,20 +278,20 @@ def test_conv_backprops_match_tf(backend, data):
              "explicit_paddings": [0, 0, *data.draw(st.lists(st.integers(0, 2), min_size=4, max_size=4)), 0, 0]
              if padding == "EXPLICIT" else []}
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    x, f = tools().values(rng, dt.numpy_dtype, (n, h, w, c)), tools().values(rng, dt.numpy_dtype, (kh, kw, c, out))
+    x, f = draw_values(rng, dt.numpy_dtype, (n, h, w, c)), draw_values(rng, dt.numpy_dtype, (kh, kw, c, out))
     try:
-        (y,) = run_tf("Conv2D", [x, f], attrs)
-    except Exception:  # noqa: BLE001 - a window larger than the input: nothing to differentiate
+        (y,) = run_ours("Conv2D", [x, f], attrs)
+    except OpError:  # a window larger than the input: nothing to differentiate
         return
-    dy = tools().values(rng, dt.numpy_dtype, y.shape)
+    dy = draw_values(rng, dt.numpy_dtype, y.shape)
     fmt = data.draw(st.sampled_from(["NHWC", "NCHW"]))
     feed = data.draw(st.booleans())
     if y.size == 0:  # TF's filter gradient can crash here (see test_empty_out_backprop_gives_zeros)
         return
     if data.draw(st.booleans()):
-        check_against_tf("Conv2DBackpropInput", [np.array(x.shape, I32), f, dy], attrs, backend, "acc", feed, fmt)
+        check_layout("Conv2DBackpropInput", [np.array(x.shape, I32), f, dy], attrs, backend, "acc", feed, fmt)
     else:
-        check_against_tf("Conv2DBackpropFilter", [x, np.array(f.shape, I32), dy], attrs, backend, "acc", feed, fmt)
+        check_layout("Conv2DBackpropFilter", [x, np.array(f.shape, I32), dy], attrs, backend, "acc", feed, fmt)
 
 
 @pytest.mark.tf
@@ -297,8 +308,8 @@ def test_pool_grads_match_tf(backend, data):
             dt = D.DT_FLOAT
         shape = data.draw(st.lists(st.integers(0, 4), min_size=2, max_size=4).map(tuple))
         fmt = data.draw(st.sampled_from(["NHWC", "NCHW"])) if len(shape) >= 3 else "NHWC"
-        check_against_tf(op, [tools().values(rng, dt.numpy_dtype, shape, "small")], {"data_format": fmt}, backend,
-                         "acc", feed)
+        check_against_tf(op, [draw_values(rng, dt.numpy_dtype, shape, "small")], {"data_format": fmt}, backend,
+                         "acc", "feed" if feed else "const")
         return
     shape = (data.draw(st.integers(0, 2)), data.draw(st.integers(1, 7)), data.draw(st.integers(1, 7)),
              data.draw(st.integers(1, 3)))
@@ -309,19 +320,19 @@ def test_pool_grads_match_tf(backend, data):
     if padding == "EXPLICIT":
         attrs["explicit_paddings"] = [0, 0, *(data.draw(st.integers(0, k[1] - 1)) for _ in range(2)),
                                       *(data.draw(st.integers(0, k[2] - 1)) for _ in range(2)), 0, 0]
-    x = tools().values(rng, dt.numpy_dtype, shape, "small", specials=data.draw(st.booleans()))
+    x = draw_values(rng, dt.numpy_dtype, shape, "small", specials=data.draw(st.booleans()))
     try:
-        (y,) = run_tf("MaxPool" if op.startswith("Max") else "AvgPool", [x], attrs)
-    except Exception:  # noqa: BLE001 - a window larger than the input
+        (y,) = run_ours("MaxPool" if op.startswith("Max") else "AvgPool", [x], attrs)
+    except OpError:  # a window larger than the input
         return
-    dy = tools().values(rng, dt.numpy_dtype, y.shape, "small")
+    dy = draw_values(rng, dt.numpy_dtype, y.shape, "small")
     fmt = data.draw(st.sampled_from(["NHWC", "NCHW"]))
     if y.size == 0 and op != "AvgPoolGrad":  # TF returns uninitialized memory (test_empty_pool_grad_is_zero)
         return
     if op == "AvgPoolGrad":
-        check_against_tf(op, [np.array(shape, I32), dy], attrs, backend, "acc", feed, fmt)
+        check_layout(op, [np.array(shape, I32), dy], attrs, backend, "acc", feed, fmt)
     elif op == "MaxPoolGrad":
-        check_against_tf(op, [x, y, dy], attrs, backend, "ew", feed, fmt)
+        check_layout(op, [x, y, dy], attrs, backend, "ew", feed, fmt)
     else:
-        check_against_tf(op, [x, y, dy, np.array(k, I32), np.array(s, I32)], {"padding": padding}, backend, "ew",
-                         feed, fmt)
+        check_layout(op, [x, y, dy, np.array(k, I32), np.array(s, I32)], {"padding": padding}, backend, "ew",
+                     feed, fmt)

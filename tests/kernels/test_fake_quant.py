@@ -1,32 +1,31 @@
 """FakeQuantWithMinMax{Args,Vars,VarsPerChannel} and their gradients, bit for bit against TF 2.21.
 
-Golden values (tools/golden/fake_quant.py, no TF needed) on both backends; the nudging tables
-of TF's own tests; the Eigen summation order of backprop_wrt_min/max against a scalar
+The golden cases (bit-exact values on both backends, min/max gradients of large inputs summed in
+Eigen's order with TF's thread count, TF's errors for bad inputs) are the conformance harness's
+(tests/conformance, built in tfops_py/kernels/quantization/_fake_quant_cases.py).  Here: the nudging
+tables of TF's own tests; the Eigen summation order of backprop_wrt_min/max against a scalar
 re-implementation; every TF validation at build and run time, the CVE inputs and the scalar
 input that still aborts TF 2.21; the NumPy fast path on many small chunks against the generic
 kernel; live differential tests against tf.raw_ops (marked ``tf``).
 """
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
-from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conformance.oracle import run_tf
+from tests.conformance.tolerances import assert_values
 from tests.tf_oracle import raw_op, require_tf, run_isolated
 from tests.util import run_op
 from tfops_py import DT_FLOAT, ClientSession, Scope, errors, ops
+from tfops_py.kernels.quantization import _fake_quant_cases as cases
 from tfops_py.kernels.quantization import _fake_quant_impl as fq
 from tfops_py.kernels.quantization import fake_quant as kfq
 
-ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "tests" / "golden" / "fake_quant.npz"
 F32 = np.float32
 ARGS, ARGS_GRAD = "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient"
 VARS, VARS_GRAD = "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsGradient"
@@ -37,39 +36,9 @@ TINY = np.finfo(F32).tiny
 
 # -- helpers ----------------------------------------------------------------------------------------
 def assert_bits(ours: np.ndarray, ref: np.ndarray, what: str = "") -> None:
-    """Bit-exact: same shape and dtype, equal values (NaN where NaN), and the same sign of zero."""
-    ours, ref = np.asarray(ours), np.asarray(ref)
-    assert ours.shape == ref.shape, f"{what}: shape {ours.shape} != {ref.shape}"
-    assert ours.dtype == ref.dtype == F32, f"{what}: dtype {ours.dtype}"
-    np.testing.assert_array_equal(ours, ref, err_msg=what)
-    real = ~np.isnan(ref)
-    np.testing.assert_array_equal(ours.view(np.uint32)[real], ref.view(np.uint32)[real], err_msg=f"{what} (bits)")
-
-
-@cache
-def golden() -> tuple[dict, np.ndarray]:
-    data = np.load(GOLDEN)
-    return json.loads(str(data["meta"])), data["data"]
-
-
-def stored(spec: list) -> np.ndarray:
-    off, shape = spec
-    return golden()[1][off:off + int(np.prod(shape))].reshape(shape)
-
-
-@cache
-def golden_script():
-    spec = importlib.util.spec_from_file_location("golden_fake_quant", ROOT / "tools" / "golden" / "fake_quant.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def attrs_of(case: dict) -> dict:
-    attrs = {"num_bits": case["num_bits"], "narrow_range": case["narrow_range"]}
-    if case["op"] in (ARGS, ARGS_GRAD):
-        attrs.update(min=case["pair"][0], max=case["pair"][1])
-    return attrs
+    """Bit-exact float32: same shape, equal values (NaN where NaN), and the same sign of zero."""
+    assert np.asarray(ref).dtype == F32, f"{what}: dtype {np.asarray(ref).dtype}"
+    assert_values(ours, ref, "exact", what)
 
 
 def run(op: str, *inputs: np.ndarray, backend: str = "numpy", **attrs) -> list[np.ndarray]:
@@ -86,37 +55,11 @@ def run_fed(op: str, *inputs: np.ndarray, **attrs) -> list[np.ndarray]:
     return ClientSession(root, fetch_numpy=True).Run(feeds, outs)
 
 
-def _case_id(i: int) -> str:
-    c = golden()[0]["cases"][i]
-    shape = "x".join(map(str, c["shape"])) or "scalar"
-    return f"{i}-{c['op'][21:] or 'Args'}-b{c['num_bits']}{'n' if c['narrow_range'] else ''}-{shape}"
-
-
-# -- golden values ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("index", range(len(golden()[0]["cases"])), ids=_case_id)
-def test_golden(index, backend):
-    case = golden()[0]["cases"][index]
-    ins = [stored(spec) for spec in case["inputs"].values()]
-    got = run(case["op"], *ins, backend=backend, **attrs_of(case))
-    assert len(got) == len(case["outputs"])
-    for j, (ours, spec) in enumerate(zip(got, case["outputs"])):
-        assert_bits(ours, stored(spec), f"{_case_id(index)} output {j}")
-
-
-@pytest.mark.parametrize("index", range(5))
-def test_golden_sums_in_eigen_order(index, backend, monkeypatch):
-    """min/max gradients of 9k..120k values per channel, summed as TF's threaded Eigen reducer does."""
-    meta = golden()[0]
-    monkeypatch.setenv("TF_NUM_INTRAOP_THREADS", str(meta["threads"]))  # the pool TF had
-    case = meta["sums"][index]
-    g, x = golden_script().sum_case_inputs(case["n"], case["d"], case["seed"])
-    if case["op"] == VARS_GRAD:
-        g, x, lo, hi = g.reshape(-1), x.reshape(-1), F32(-1), F32(1)
-    else:
-        lo, hi = np.full(case["d"], -1, F32), np.ones(case["d"], F32)
-    got = run(case["op"], g, x, lo, hi, backend=backend)
-    assert_bits(got[1], stored(case["outputs"][0]), "backprop_wrt_min")
-    assert_bits(got[2], stored(case["outputs"][1]), "backprop_wrt_max")
+@pytest.mark.tf
+def test_golden_cases_nudged_bounds_are_tfs():
+    """The bounds the golden cases put values on and around are TF's nudged bounds."""
+    require_tf()
+    cases.check_nudged_bounds(run_tf)
 
 
 # -- nudging -----------------------------------------------------------------------------------------
@@ -407,25 +350,6 @@ def test_invalid_at_run_time(case):
 def test_per_channel_sizes_unknown_depth():
     with pytest.raises(errors.InvalidArgumentError, match="min and max must have the same size, but have 3 and 2"):
         _inferred(PC, None, [3], [2])
-
-
-@pytest.mark.tf
-@pytest.mark.parametrize("case", [c for c in INVALID if "num_bits" not in c[2] and "rank 0" not in c[3]
-                                  or "rank 0 but" in c[3]], ids=_invalid_id)
-def test_invalid_same_error_class_as_tf(case):
-    """Each error input (not the scalar ones that abort TF) gives InvalidArgument in TF too."""
-    tf = require_tf()
-    op, ins, attrs, message = case
-    if "at least rank 1" in message:
-        pytest.skip("aborts TF 2.21: see test_scalar_per_channel_input_aborts_tf")
-    names = {ARGS: ["inputs"], ARGS_GRAD: ["gradients", "inputs"], VARS: ["inputs", "min", "max"],
-             PC: ["inputs", "min", "max"]}
-    names[VARS_GRAD] = names[PC_GRAD] = ["gradients", "inputs", "min", "max"]
-    kwargs = {n: np.asarray(v, F32) for n, v in zip(names[op], ins)}
-    with pytest.raises(tf.errors.InvalidArgumentError) as info:
-        raw_op(op, **kwargs, **attrs)
-    tf_message = str(info.value)
-    assert message.split(",")[0].split(".  ")[0] in tf_message or "same size and shape" in tf_message
 
 
 @pytest.mark.tf

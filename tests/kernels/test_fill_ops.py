@@ -1,4 +1,5 @@
-"""Fill, ZerosLike, OnesLike, OneHot, Range: golden, live vs TF, errors."""
+"""Fill, ZerosLike, OnesLike, OneHot, Range: live differential tests against TF and errors (golden values and
+the per-dtype cases run in tests/conformance)."""
 from __future__ import annotations
 
 import ml_dtypes
@@ -8,24 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.kernels import _array_strategies as S
-from tests.kernels._array_oracle import (differential, dtype_params, golden_cases, run_dtype_case,
-                                        run_golden)
+from tests.kernels._array_strategies import differential
 from tfops_py import ClientSession, Scope, errors, ops
 from tfops_py.framework.dtypes import DT_INT32
 from tfops_py.kernels.array.fill_ops import format_number
 
-OPS = ("Fill", "ZerosLike", "OnesLike", "OneHot", "Range")
 
 
-@pytest.mark.parametrize("case", golden_cases(*OPS))
-def test_golden(case, backend):
-    run_golden(case, backend)
-
-
-@pytest.mark.tf
-@pytest.mark.parametrize("op, dtype", dtype_params(*OPS))
-def test_every_cpu_dtype_matches_tf(op, dtype, backend):
-    run_dtype_case(op, dtype, backend)
 
 
 def _dtype(backend, data, types=S.ALL_TYPES):
@@ -80,7 +70,8 @@ def range_args(draw, dtypes):
         start, limit = draw(st.integers(lo, 20)), draw(st.integers(lo, 20))
         delta = draw(st.integers(-4, 4))
     else:
-        vals = st.one_of(st.floats(-20, 20, width=32), st.sampled_from([0.0, 0.1, 1e-3, -0.7]))
+        # TF's CPU flushes subnormal bounds to zero (a declared divergence): draw normal floats
+        vals = st.one_of(st.floats(-20, 20, width=32, allow_subnormal=False), st.sampled_from([0.0, 0.1, 1e-3, -0.7]))
         start, limit, delta = draw(vals), draw(vals), draw(vals)
         if draw(st.integers(0, 20)) == 0:
             limit = draw(st.sampled_from([float("inf"), float("nan"), 1e30]))

@@ -1,90 +1,35 @@
-"""Relu, Relu6, Softmax, LogSoftmax, BiasAdd, Conv2D, AvgPool and MaxPool against TF 2.21.
+"""Relu, Relu6, Softmax, LogSoftmax, BiasAdd, Conv2D, AvgPool and MaxPool: what the conformance harness
+does not cover.
 
-Golden values (tools/golden/nn_ops.py, no TF needed) in NHWC and, for convolution and pooling,
-NCHW (which TF's CPU kernels refuse: the same values transposed), TF's errors at build and run
-time, and live differential tests against ``tf.raw_ops`` (marked ``tf``).
+Golden values (NHWC, and NCHW which TF's CPU kernels refuse: TF's NHWC answer transposed) and live
+differential tests run in tests/conformance (declarations in kernels/nn/nn_ops.py and
+conv_pool_ops.py, helpers in _nn_cases.py); here: what the golden file must hold, TF's errors at
+build and run time with their messages, and documented behaviour.
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from tests.kernels._math_testing import (GOLDEN_DIR, assert_matches, check_against_tf, decode_attrs, fast, golden,
-                                         golden_case, golden_id, golden_indices, run_ours, run_tf,
-                                         skip_unsupported, tools)
-from tests.tf_oracle import require_tf
+from tests.conformance import golden
+from tests.conformance.ours import run_ours
 from tfops_py import errors
-from tfops_py.framework.dtypes import DataType
 
-D = DataType
 SPATIAL = {"Conv2D", "AvgPool", "MaxPool"}
 OPS = {"Relu", "Relu6", "Softmax", "LogSoftmax", "BiasAdd"} | SPATIAL
-GOLDEN = golden_indices("nn_ops", OPS)
-LOW = (D.DT_HALF, D.DT_BFLOAT16)
-
-
-def nchw(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a.transpose(0, 3, 1, 2))
-
-
-def nhwc(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a.transpose(0, 2, 3, 1))
-
-
-def nchw_attrs(attrs: dict) -> dict:
-    """NHWC attrs of a conv/pool op rewritten for NCHW."""
-    out = dict(attrs, data_format="NCHW")
-    for key in ("strides", "dilations", "ksize"):
-        if key in attrs:
-            n, h, w, c = attrs[key]
-            out[key] = [n, c, h, w]
-    if attrs.get("explicit_paddings"):
-        p = attrs["explicit_paddings"]
-        out["explicit_paddings"] = p[:2] + p[6:8] + p[2:6]
-    return out
-
-
-def run_layout(op: str, inputs: list, attrs: dict, backend: str, fmt: str, feed: bool = False) -> np.ndarray:
-    """Our output of an NHWC-described conv/pool case, computed in ``fmt`` and returned as NHWC."""
-    if fmt == "NHWC":
-        return run_ours(op, inputs, attrs, backend, feed)[0]
-    moved = [nchw(inputs[0])] + inputs[1:]
-    return nhwc(run_ours(op, moved, nchw_attrs(attrs), backend, feed)[0])
-
-
-# -- golden values -------------------------------------------------------------------------------------
-# convolution and pooling cases also run in NCHW (BiasAdd cases carry their own data_format)
-LAYOUTS = [(i, fmt) for i in GOLDEN for fmt in ("NHWC", "NCHW")
-           if fmt == "NHWC" or golden("nn_ops")[0][i]["op"] in SPATIAL]
-
-
-@pytest.mark.parametrize("index, fmt", LAYOUTS, ids=lambda v: golden_id("nn_ops", v) if isinstance(v, int) else v)
-def test_golden(index, fmt, backend):
-    case, inputs, expected = golden_case("nn_ops", index)
-    skip_unsupported(backend, inputs, expected)
-    got = run_layout(case["op"], inputs, decode_attrs(case["attrs"]), backend, fmt)
-    assert_matches(got, expected[0], case["kind"], f"case {index} ({fmt})")
-
-
-@pytest.mark.parametrize("index", GOLDEN[::3], ids=lambda i: golden_id("nn_ops", i))
-def test_golden_fed_with_unknown_shapes(index):
-    case, inputs, expected = golden_case("nn_ops", index)
-    got = run_layout(case["op"], inputs, decode_attrs(case["attrs"]), "numpy", "NHWC", feed=True)
-    assert_matches(got, expected[0], case["kind"], f"case {index}")
 
 
 def test_golden_covers_the_brief():
-    cases = [golden("nn_ops")[0][i] for i in GOLDEN]
-    assert {c["op"] for c in cases} == OPS
-    conv = [c for c in cases if c["op"] == "Conv2D"]
-    assert {c["attrs"]["padding"] for c in conv} == {"SAME", "VALID", "EXPLICIT"}
-    assert any(c["attrs"]["dilations"] != [1, 1, 1, 1] for c in conv)
-    assert any(c["inputs"][0][1][3] != c["inputs"][1][1][2] for c in conv)  # grouped
-    assert {c["inputs"][0][0] for c in conv} == {"float32", "float64", "float16", "bfloat16", "int32"}
-    assert {c["attrs"]["data_format"] for c in cases if c["op"] == "BiasAdd"} == {"NHWC", "NCHW"}
-    assert (GOLDEN_DIR / "nn_ops.npz").stat().st_size < 1_000_000
+    cases = [c for c in golden.load("nn_ops").cases if c.op in OPS]
+    assert {c.op for c in cases} == OPS
+    conv = [c for c in cases if c.op == "Conv2D"]
+    assert {c.attrs["padding"] for c in conv} == {"SAME", "VALID", "EXPLICIT"}
+    assert any(c.attrs["dilations"] not in ([1, 1, 1, 1],) for c in conv)
+    assert any(c.raw["inputs"][0][1][3] != c.raw["inputs"][1][1][2] for c in conv if
+               c.attrs.get("data_format", "NHWC") == "NHWC")  # grouped
+    assert {c.raw["inputs"][0][0] for c in conv} >= {"float32", "float64", "float16", "bfloat16", "int32"}
+    assert {c.attrs["data_format"] for c in cases if c.op == "BiasAdd"} == {"NHWC", "NCHW"}
+    assert {c.attrs.get("data_format", "NHWC") for c in cases if c.op in SPATIAL} == {"NHWC", "NCHW"}
 
 
 # -- errors ---------------------------------------------------------------------------------------------
@@ -245,87 +190,3 @@ def test_large_conv_accumulates_per_tap(monkeypatch, backend):
     monkeypatch.setattr(conv_pool_ops, "IM2COL_MAX_ELEMENTS", 0)
     (per_tap,) = run_ours("Conv2D", [x, f], attrs, backend)
     np.testing.assert_allclose(per_tap, im2col, rtol=1e-5, atol=1e-5)
-
-
-# -- live differential tests against TF ------------------------------------------------------------------
-def _float_types(backend: str) -> list[DataType]:
-    return [t for t in (D.DT_FLOAT, D.DT_DOUBLE, D.DT_HALF, D.DT_BFLOAT16) if backend == "numpy" or t not in LOW]
-
-
-def check_layout_against_tf(op: str, inputs: list, attrs: dict, backend: str, kind: str, fmt: str) -> None:
-    """TF runs the NHWC case; ours runs it in ``fmt`` and must match, or raise TF's error class."""
-    tf = require_tf()
-    try:
-        (expected,) = run_tf(op, inputs, attrs)
-    except tf.errors.OpError as e:
-        with pytest.raises(getattr(errors, type(e).__name__)):
-            run_layout(op, inputs, attrs, backend, fmt)
-        return
-    assert_matches(run_layout(op, inputs, attrs, backend, fmt), expected, kind, f"{op} {fmt}")
-
-
-@pytest.mark.tf
-@fast(50)
-@given(data=st.data())
-def test_conv2d_matches_tf(backend, data):
-    dt = data.draw(st.sampled_from(_float_types(backend) + [D.DT_INT32]))
-    n, h, w = data.draw(st.integers(0, 2)), data.draw(st.integers(1, 8)), data.draw(st.integers(1, 8))
-    cg, groups = data.draw(st.integers(1, 3)), data.draw(st.sampled_from([1, 1, 2, 3]))
-    og = data.draw(st.integers(1, 3))
-    kh, kw = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
-    padding = data.draw(st.sampled_from(["SAME", "VALID", "EXPLICIT"]))
-    attrs = {"strides": [1, data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4)), 1], "padding": padding,
-             "dilations": [1, data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4)), 1],
-             "explicit_paddings": [0, 0, *data.draw(st.lists(st.integers(0, 6), min_size=4, max_size=4)), 0, 0]
-             if padding == "EXPLICIT" else []}
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    kind = "small" if dt == D.DT_INT32 else "any"
-    x = tools().values(rng, dt.numpy_dtype, (n, h, w, cg * groups), kind)
-    f = tools().values(rng, dt.numpy_dtype, (kh, kw, cg, og * groups), kind)
-    check_layout_against_tf("Conv2D", [x, f], attrs, backend, "acc", data.draw(st.sampled_from(["NHWC", "NCHW"])))
-
-
-@pytest.mark.tf
-@fast(60)
-@given(data=st.data())
-def test_pooling_matches_tf(backend, data):
-    op = data.draw(st.sampled_from(["AvgPool", "MaxPool"]))
-    ints = [D.DT_INT32, D.DT_UINT8, D.DT_INT64] if op == "MaxPool" else []
-    dt = data.draw(st.sampled_from(_float_types(backend) + ints))
-    shape = (data.draw(st.integers(0, 2)), data.draw(st.integers(1, 7)), data.draw(st.integers(1, 7)),
-             data.draw(st.integers(1, 3)))
-    k = [1, data.draw(st.integers(1, 9)), data.draw(st.integers(1, 9)), 1]
-    s = [1, data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)), 1]
-    padding = data.draw(st.sampled_from(["SAME", "VALID"] + (["EXPLICIT"] if op == "MaxPool" else [])))
-    attrs = {"ksize": k, "strides": s, "padding": padding}
-    if op == "MaxPool" and padding != "EXPLICIT" and data.draw(st.integers(0, 4)) == 0:  # across depth
-        depth = data.draw(st.integers(1, 3))
-        shape = shape[:3] + (depth * data.draw(st.integers(1, 3)),)
-        attrs.update(ksize=[1, 1, 1, depth], strides=[1, s[1], s[2], depth])
-    elif padding == "EXPLICIT":
-        attrs["explicit_paddings"] = [0, 0, *(data.draw(st.integers(0, k[1] - 1)) for _ in range(2)),
-                                      *(data.draw(st.integers(0, k[2] - 1)) for _ in range(2)), 0, 0]
-    x = tools().values(np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))), dt.numpy_dtype, shape,
-                       specials=True)
-    check_layout_against_tf(op, [x], attrs, backend, "acc" if op == "AvgPool" else "ew",
-                            data.draw(st.sampled_from(["NHWC", "NCHW"])))
-
-
-@pytest.mark.tf
-@fast(60)
-@given(data=st.data())
-def test_activations_and_bias_add_match_tf(backend, data):
-    op = data.draw(st.sampled_from(["Relu", "Relu6", "Softmax", "LogSoftmax", "BiasAdd"]))
-    types = _float_types(backend) + ([D.DT_INT32, D.DT_INT8, D.DT_UINT8] if op != "Softmax" and
-                                     op != "LogSoftmax" else [])
-    dt = data.draw(st.sampled_from(types))
-    shape = data.draw(st.lists(st.integers(0, 4), min_size=1 if op != "BiasAdd" else 2, max_size=4).map(tuple))
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    x = tools().values(rng, dt.numpy_dtype, shape, specials=op in ("Relu", "Relu6", "BiasAdd"))
-    feed = data.draw(st.booleans())
-    if op != "BiasAdd":
-        check_against_tf(op, [x], {}, backend, kind="acc" if "Softmax" in op else "ew", feed=feed)
-        return
-    fmt = data.draw(st.sampled_from(["NHWC", "NCHW"])) if len(shape) >= 3 else "NHWC"
-    bias = tools().values(rng, dt.numpy_dtype, (shape[1] if fmt == "NCHW" else shape[-1],))
-    check_against_tf(op, [x, bias], {"data_format": fmt}, backend, feed=feed)

@@ -1,4 +1,5 @@
-"""Slice, StridedSlice, GatherV2: golden values, live differential tests against TF, error cases."""
+"""Slice, StridedSlice, GatherV2: live differential tests against TF and error cases (golden values and the
+per-dtype cases run in tests/conformance)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,20 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.kernels import _array_strategies as S
-from tests.kernels._array_oracle import (differential, dtype_params, golden_cases, run_dtype_case,
-                                        run_golden)
-
-
-# -- golden ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("case", golden_cases("Slice", "StridedSlice", "GatherV2"))
-def test_golden(case, backend):
-    run_golden(case, backend)
-
-
-@pytest.mark.tf
-@pytest.mark.parametrize("op, dtype", dtype_params("Slice", "StridedSlice", "GatherV2"))
-def test_every_cpu_dtype_matches_tf(op, dtype, backend):
-    run_dtype_case(op, dtype, backend)
+from tests.kernels._array_strategies import differential
 
 
 # -- StridedSlice ---------------------------------------------------------------------------------------

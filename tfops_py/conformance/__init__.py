@@ -17,13 +17,15 @@ from tfops_py.conformance.domains import (Domain, Draw, axis_of, draw_any, draw_
                                           shape_of,
                                           small, sorted_ids, uniform, values)
 from tfops_py.conformance.references import Reference, reference, returns_inputs, via_dtype, via_op
-from tfops_py.conformance.spec import (ALLOWED, BOOL, BROADCAST, SAME, Case, CaseList, Divergence, GraphCase, OneOf,
-                                       ShapeRule, Spec, case, case_builders, conformance, divergence, divergences,
-                                       families, family_cases, family_modules, graph_case, one_of, spec_of, specs)
+from tfops_py.conformance.spec import (ALLOWED, BOOL, BROADCAST, SAME, Case, CaseList, Divergence, Formula, GraphCase,
+                                       OneOf, ShapeRule, Spec, case, case_builders, conformance, divergence,
+                                       divergences, families, family_cases, family_modules, formula, graph_case,
+                                       one_of, spec_of, specs)
 
-__all__ = ["ALLOWED", "BOOL", "BROADCAST", "SAME", "Case", "CaseList", "Divergence", "Domain", "Draw", "GraphCase",
+__all__ = ["ALLOWED", "BOOL", "BROADCAST", "SAME", "Case", "CaseList", "Divergence", "Domain", "Draw", "Formula",
+           "GraphCase",
            "OneOf", "Reference", "ShapeRule", "Spec", "axis_of", "case", "case_builders", "conformance", "divergence",
            "divergences", "draw_any", "draw_values", "families", "family_cases", "family_modules", "float_specials",
-           "floats", "graph_case", "index_into", "int_extremes", "literal", "nonzero", "one_of", "positive",
+           "floats", "formula", "graph_case", "index_into", "int_extremes", "literal", "nonzero", "one_of", "positive",
            "reduction_axes", "reference", "returns_inputs", "shape", "shape_of", "small", "sorted_ids", "spec_of",
            "specs", "uniform", "values", "via_dtype", "via_op"]

@@ -45,7 +45,7 @@ def resolve(target: Any) -> Any:
 
 SAME = "same"  # every patterned input has the case's shape (ranks 0..4, empty dims included)
 BROADCAST = "broadcast"  # patterned inputs have mutually broadcastable shapes
-COMPARE_KINDS = ("exact", "ew", "cw", "ew1", "acc", "bn", "exp")
+COMPARE_KINDS = ("exact", "ew", "cw", "ew1", "acc", "bn", "exp", "avg")
 
 
 class OneOf:
@@ -138,9 +138,11 @@ class Spec(_Record):
 class Divergence(_Record):
     """Where tfops_py departs from TF 2.21 on purpose.  ``dtypes``/``attrs``/``applies`` say which cases it
     concerns: generated and live cases there take their expected value from ``reference``, or are not
-    generated; ``builds``: TF's graph construction refuses them where tfops_py builds."""
+    generated; ``builds``: TF's graph construction refuses them where tfops_py builds; ``static_shapes``
+    False: TF's static shapes disagree with its own kernel there (tfops_py follows the kernel)."""
 
-    __slots__ = ("ops", "when", "tf", "ours", "family", "module", "dtypes", "attrs", "reference", "applies", "builds")
+    __slots__ = ("ops", "when", "tf", "ours", "family", "module", "dtypes", "attrs", "reference", "applies", "builds",
+                 "static_shapes")
 
     @property
     def conditional(self) -> bool:
@@ -160,7 +162,22 @@ class Divergence(_Record):
                     return False
         if not all(attrs.get(k) in v for k, v in self.attrs.items()):
             return False
-        return self.applies is None or inputs is None or bool(self.applies(inputs, attrs))
+        return self.applies is None or inputs is None or bool(resolve(self.applies)(inputs, attrs))
+
+
+class Formula(_Record):
+    """A large input stored as its recipe: ``function(*args)`` (``"package.module:function"``, numbers as
+    args) gives the array, so a golden file holds a few numbers instead of megabytes of random values."""
+
+    __slots__ = ("function", "args")
+
+    def value(self) -> np.ndarray:
+        return np.asarray(resolve(self.function)(*self.args))
+
+
+def formula(function: str, *args: Any) -> Formula:
+    """An input computed by ``function(*args)`` when a case runs (see :class:`Formula`)."""
+    return Formula(function=function, args=tuple(args))
 
 
 class CaseList:
@@ -181,15 +198,40 @@ class CaseList:
         return np.random.default_rng(len(self.items))
 
     def add(self, op: str, inputs: Sequence[Any], attrs: Mapping[str, Any] | None = None, *, compare: str = "ew",
-            note: str | None = None, reference: Reference | None = None, id: str | None = None) -> None:
-        """One case of ``op``: ``inputs`` in OpDef order (a list for a list input), ``attrs`` by name."""
+            note: str | None = None, reference: Reference | None = None, id: str | None = None,
+            threads: bool = False, outputs: Sequence[int] | None = None) -> None:
+        """One case of ``op``: ``inputs`` in OpDef order (a list for a list input, a :class:`Formula` for a
+        large one), ``attrs`` by name.  ``threads``: the result depends on TF's intra-op thread count
+        (Eigen's sharded reductions); the count TF ran with is stored and ours run with it.  ``outputs``:
+        store and check only these outputs (of a large case whose other outputs smaller cases check)."""
         if compare not in COMPARE_KINDS:
             raise ValueError(f"compare must be one of {COMPARE_KINDS}, not {compare!r}")
         if reference is not None and not (note or reference.note):
             raise ValueError(f"a case of {op} made by a reference needs a note")
         self.items.append({"op": op, "inputs": list(inputs), "attrs": dict(attrs or {}), "compare": compare,
                            "note": note or (reference.note if reference is not None else None),
-                           "reference": reference, "id": id, "seed": len(self.items)})
+                           "reference": reference, "id": id, "seed": len(self.items), "threads": threads,
+                           "outputs": tuple(outputs) if outputs is not None else None})
+
+
+    def add_graph(self, op: str, recipe: Callable[..., Any], inputs: Sequence[Any] = (), *, id: str,
+                  compare: str = "ew", note: str | None = None) -> None:
+        """A graph case of ``op`` (``id`` required): ``recipe(g, *inputs)`` builds it on either side (see
+        :mod:`tfops_py.conformance.graphs`); ``inputs`` become constants."""
+        from tfops_py.conformance.graphs import on_tf, ours
+
+        self.add_graph_case(op, ours(recipe), on_tf(recipe), inputs, id=id, compare=compare, note=note)
+
+    def add_graph_case(self, op: str, build: Callable[..., Any], tf: Callable[..., Any], inputs: Sequence[Any] = (),
+                       *, id: str, compare: str = "ew", note: str | None = None) -> None:
+        """A graph case of ``op`` built by a function per side: ``build(scope, *inputs)`` on tfops_py and
+        ``tf(tf, *inputs)`` on TF."""
+        if compare not in COMPARE_KINDS:
+            raise ValueError(f"compare must be one of {COMPARE_KINDS}, not {compare!r}")
+        graph = GraphCase(id=id, build=build, tf=tf, inputs={}, dtypes={}, shapes={}, compare=compare, note=note,
+                          seed=None)
+        self.items.append({"op": op, "inputs": list(inputs), "attrs": {}, "compare": compare, "note": note,
+                           "reference": None, "id": id, "seed": len(self.items), "graph": graph})
 
 
 CaseBuilder = Callable[[CaseList], None]
@@ -217,7 +259,7 @@ def _caller(depth: int = 2) -> tuple[str, str]:
 
 def conformance(op: str, /, *, shapes: Any = SAME, cases: Iterable[Case | Mapping[str, Any]] = (),
                 graph_cases: Iterable[GraphCase] = (), grad: Any = False, compare: str = "ew", live: int = 6,
-                messages: bool = True, generate: bool = True, tf_op: str | None = None,
+                messages: bool | str = True, generate: bool = True, tf_op: str | None = None,
                 static_shapes: str = "refined", no_gradient: str | None = None, early_errors: bool = True,
                 **inputs_and_attrs: Any) -> Spec:
     """Declare how ``op`` is checked against TF.
@@ -226,11 +268,12 @@ def conformance(op: str, /, *, shapes: Any = SAME, cases: Iterable[Case | Mappin
     input left out draws ``values()``) and attrs (``one_of(...)``/``BOOL``/``ALLOWED`` to cover values,
     anything else to fix one).  Generated cases cover every dtype TF's CPU kernels take for each type
     attr (and those a divergence with a reference covers), the ``shapes`` patterns (``SAME``,
-    ``BROADCAST``, a list of ``{input: shape, attr: value}`` dicts or a :class:`ShapeRule`) and the attr
-    values, pairwise.  ``cases`` are hand cases, ``graph_cases`` cases built as
-    graphs; ``generate=False`` keeps only those.  ``compare`` is the value comparison (see
-    tests/conformance/tolerances.py), ``live`` the number of live examples per backend, ``messages``
-    whether error messages must equal TF's, ``grad`` (True or input domains) adds gradient checks,
+    ``BROADCAST``, a list of ``{input: shape, attr: value}`` dicts, a :class:`ShapeRule`, or
+    ``"package.module:NAME"`` of one, imported only when cases are made) and the attr values, pairwise.
+    ``cases`` are hand cases, ``graph_cases`` cases built as graphs; ``generate=False`` keeps only those.
+    ``compare`` is the value comparison (see tests/conformance/tolerances.py), ``live`` the number of live
+    examples per backend, ``messages`` whether error messages must equal TF's (``"prefix"``: TF's text may
+    be followed by more detail, such as the offending values), ``grad`` (True or input domains) adds gradient checks,
     ``tf_op`` names the TF op when it differs.  Build-time shapes must refine TF's static shapes
     (``static_shapes="exact"``: equal them; ``"compatible"``: only agree where both know a dim).
     ``early_errors``: where TF's kernel rejects a case at run time, ours may already reject it at build
@@ -258,16 +301,19 @@ def conformance(op: str, /, *, shapes: Any = SAME, cases: Iterable[Case | Mappin
 def divergence(ops: str | Sequence[str], /, *, when: str, tf: str, ours: str,
                dtypes: Iterable[DataType] | Mapping[str, Iterable[DataType]] | None = None,
                attrs: Mapping[str, Any] | None = None,
-               applies: Callable[[Mapping[str, Any], Mapping[str, Any]], bool] | None = None,
-               reference: Reference | None = None, builds: bool = False) -> Divergence:
+               applies: Callable[..., bool] | str | None = None,
+               reference: Reference | None = None, builds: bool = False, static_shapes: bool = True) -> Divergence:
     """Record a departure from TF 2.21: ``when`` it happens, what ``tf`` does, what tfops_py does.
 
     Rendered into docs/divergences.md and the family page.  With ``dtypes`` (any type attr among them,
     or a mapping type attr -> dtypes), ``attrs`` (attr -> value
-    or tuple of values) and/or ``applies`` (a predicate on the inputs by name and the attrs) the
+    or tuple of values) and/or ``applies`` (a predicate on the inputs by name and the attrs, or
+    ``"package.module:function"`` of one, imported on first use) the
     conformance cases there use ``reference`` for their expected value, or are left out when there is
     none (a test of the family then covers the divergence).  ``builds``: TF's graph construction
-    refuses these cases where tfops_py builds them (its shape function agrees with TF's kernel).
+    refuses these cases where tfops_py builds them (its shape function agrees with TF's kernel);
+    ``static_shapes=False``: TF's static shapes there disagree with what its kernel returns, and ours
+    follow the kernel.
     """
     family, module = _caller()
     names = (ops,) if isinstance(ops, str) else tuple(ops)
@@ -279,7 +325,7 @@ def divergence(ops: str | Sequence[str], /, *, when: str, tf: str, ours: str,
     else:
         types = {None: frozenset(dtypes)}
     d = Divergence(ops=names, when=when, tf=tf, ours=ours, family=family, module=module, dtypes=types, attrs=cond,
-                   reference=reference, applies=applies, builds=builds)
+                   reference=reference, applies=applies, builds=builds, static_shapes=static_shapes)
     _REGISTRY.divergences.append(d)
     return d
 

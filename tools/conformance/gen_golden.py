@@ -27,7 +27,7 @@ import tfops_py  # noqa: E402,F401  (registers every declaration)
 from tests.conformance import golden, oracle  # noqa: E402
 from tests.conformance.cases import Concrete, family_cases, family_specs  # noqa: E402
 from tests.conformance.golden import GoldenWriter, Outcome, encode_attrs  # noqa: E402
-from tfops_py.conformance import case_builders, families, spec_of  # noqa: E402
+from tfops_py.conformance import Formula, case_builders, families, spec_of  # noqa: E402
 
 MAX_FILE_BYTES = 4_000_000
 
@@ -70,24 +70,31 @@ def record(c: Concrete, writer: GoldenWriter) -> dict | None:
         entry.update(attrs={}, inputs=[writer.arrays(v) for v in c.inputs], inputs_named=c.input_names,
                      eager=_outcome(eager, writer, "eager"))
     else:
+        inputs = [v.value() if isinstance(v, Formula) else v for v in c.inputs]
         if c.reference is not None:
-            eager = oracle.reference_outcome(c.reference, c.op, c.inputs, c.attrs)
+            eager = oracle.reference_outcome(c.reference, c.op, inputs, c.attrs)
         else:
-            eager = oracle.tf_eager(c.op, c.inputs, c.attrs)
+            eager = oracle.tf_eager(c.op, inputs, c.attrs)
             if oracle.no_kernel(eager):
                 return None
-        graph = {m: _outcome(oracle.tf_graph(c.op, c.inputs, c.attrs, m), writer, m) for m in ("const", "feed")}
+        if c.outputs is not None and eager.values is not None:
+            eager.values = [eager.values[i] for i in c.outputs]
+            entry["checked_outputs"] = list(c.outputs)
+        graph = {m: _outcome(oracle.tf_graph(c.op, inputs, c.attrs, m), writer, m) for m in ("const", "feed")}
         entry.update(attrs=encode_attrs(c.op, c.attrs, writer), inputs=[writer.arrays(v) for v in c.inputs],
                      eager=_outcome(eager, writer, "eager"), graph=graph)
     if c.note:
         entry["note"] = c.note
+    if c.threads:
+        entry["threads"] = oracle.intra_op_threads()
     return entry
 
 
 def _copy(case: golden.GoldenCase, writer: GoldenWriter) -> dict:
     """An unchanged case of the old file, its arrays re-stored in the new one."""
     raw = dict(case.raw)
-    raw["inputs"] = [writer.arrays(v) for v in case.inputs]
+    raw["inputs"] = [ref if isinstance(ref, dict) else writer.arrays(v)
+                     for ref, v in zip(case.raw["inputs"], case.inputs)]
     if "outputs" in raw["eager"]:
         raw["eager"] = {"outputs": [writer.array(v) for v in case.eager.values or []]}
     raw["attrs"] = encode_attrs(case.op, case.attrs, writer)

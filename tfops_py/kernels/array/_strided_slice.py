@@ -6,8 +6,10 @@ except on shrink axes, which must index inside it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from tfops_py.kernels._typing import Fail
 
 _SHRINK, _NEW_AXIS = -1, -2
 
@@ -24,7 +26,7 @@ class DenseSlice:
     final_shape: list[int]  # the op's output shape, -1 where unknown
 
 
-def check_spec_shapes(fail: Callable[[str], object], begin: Sequence[int] | None, end: Sequence[int] | None,
+def check_spec_shapes(fail: Fail, begin: Sequence[int] | None, end: Sequence[int] | None,
                       strides: Sequence[int]) -> None:
     """begin, end and strides must be vectors of one length (< 32: the masks are 32-bit)."""
     n = 1
@@ -44,7 +46,7 @@ def check_spec_shapes(fail: Callable[[str], object], begin: Sequence[int] | None
              f"for strides.")
 
 
-def dense_slice(fail: Callable[[str], object], input_shape: Sequence[int], begin: Sequence[int] | None,
+def dense_slice(fail: Fail, input_shape: Sequence[int], begin: Sequence[int] | None,
                 end: Sequence[int] | None, strides: Sequence[int], begin_mask: int, end_mask: int,
                 ellipsis_mask: int, new_axis_mask: int, shrink_axis_mask: int) -> DenseSlice:
     """The dense spec of a checked sparse one; ``fail(message)`` must raise."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from tfops_py.conformance import BROADCAST, conformance, divergence, family_cases, values
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
 from tfops_py.kernels._common import broadcast_shapes
@@ -13,6 +14,8 @@ from tfops_py.kernels._shape_util import (INT64_MAX, add_dim, axis_from_scalar_i
                                           merge_shapes, multiply_dim, shape_from_shape_tensor, with_value)
 from tfops_py.kernels.array.fill_ops import zeros_of
 from tfops_py.kernels.registry import KernelContext, register_kernel
+
+CONFORMANCE_FAMILY = "array_ops"
 
 
 # -- ConcatV2 ------------------------------------------------------------------------------------------
@@ -308,3 +311,24 @@ def _select_v2(ctx: KernelContext, condition, t, e):
             cs, ts, es = (format_shape(s) for s in shapes)
             ctx.invalid_argument(f"condition {cs}, then {ts}, and else {es} must be broadcastable")
     return ctx.xp.where(condition, t, e)
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+family_cases("tfops_py.kernels.array._array_cases:build")
+_ARRAY = dict(compare="exact", static_shapes="exact", early_errors=False)
+# Inputs tied to each other (concatenated dims, split sizes, multiples, paddings, a condition's shape): the golden
+# cases of _array_cases.py, on every CPU dtype; tests/kernels/test_array_ops.py draws live ones.
+for _op in ("ConcatV2", "Pack", "Unpack", "Split", "Tile", "Pad", "Select"):
+    conformance(_op, generate=False, **_ARRAY)
+conformance("SelectV2", condition=values(), t=values(specials=True), e=values(specials=True), shapes=BROADCAST,
+            **_ARRAY)
+
+divergence(("Unpack", "Split"), when="the NumPy backend", tf="copies", ours="NumPy views of the input (no copy)")
+divergence("Tile", when="uint16", tf="no CPU kernel (NotFoundError)", ours="computed")
+divergence("Pad", when="rank above 8", tf="`UnimplementedError` (`inputs rank not in [0,8]: 9`)", ours="computed")
+divergence("Select", when="its same-shape error of a default-named node",
+           tf="eager names the node `Select`", ours="`Inputs to operation Where3 of type Select …` (the C++ class "
+                                                  "names the node)")
+divergence("SelectV2", when="build-time broadcasting errors",
+           tf="the shape function's `Dimensions must be equal, but are 3 and 2`",
+           ours="the broadcasting helper's `Incompatible shapes: [3,2] vs. [2,3]`")

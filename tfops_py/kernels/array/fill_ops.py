@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import conformance, divergence, shape, values
 from tfops_py.framework.dtypes import DT_HALF, DT_INT64, DT_STRING, DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
@@ -13,6 +14,8 @@ from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._shape_util import (INT64_MAX, check_scalar_inputs, dim_from_scalar_input, host_ints,
                                           shape_from_shape_tensor)
 from tfops_py.kernels.registry import KernelContext, register_kernel
+
+CONFORMANCE_FAMILY = "array_ops"
 
 
 def zeros_of(ctx: KernelContext, shape: tuple[int, ...], dt: DataType):
@@ -215,3 +218,21 @@ def _range_numpy(ctx: KernelContext, start, limit, delta):
     out *= d
     out += s
     return out
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+_ARRAY = dict(compare="exact", static_shapes="exact", early_errors=False)
+conformance("Fill", dims=shape(), value=values(specials=True), shapes=[{"value": ()}], **_ARRAY)
+conformance("ZerosLike", x=values(specials=True), **_ARRAY)
+conformance("OnesLike", x=values(specials=True), **_ARRAY)
+# Indices, depths and range bounds that must relate: _array_cases.py and tests/kernels/test_fill_ops.py.
+for _op in ("OneHot", "Range"):
+    conformance(_op, generate=False, **_ARRAY)
+
+divergence("Range", when="int8, int16, uint16, uint32, uint64", tf="allowed by the OpDef, no CPU kernel "
+           "(NotFoundError)", ours="computed")
+divergence("Range", when="subnormal float bounds", tf="flushed to zero (DAZ): `Range(-1e-41, 0, 1)` is empty",
+           ours="kept: one element")
+divergence("Range", when="NaN bounds", tf="its shape function makes a dimension of -2^63 out of `ceil(NaN)`",
+           ours="the size stays unknown; both kernels reject the values (`Requires start <= limit when delta > 0: "
+                "0/nan`)")

@@ -23,12 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import conformance, divergence
 from tfops_py.framework.dtypes import DT_BOOL, DT_INT64
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
 from tfops_py.kernels._shape_util import merge_dim, merge_shapes, shape_from_shape_tensor
 from tfops_py.kernels.array.fill_ops import checked_shape, zeros_of
 from tfops_py.kernels.registry import KernelContext, register_kernel
+
+CONFORMANCE_FAMILY = "grad_kernels"
 
 Scatter = Callable[[KernelContext, Any, Any, Any, Any], Any]
 
@@ -352,3 +355,17 @@ _register_both("ScatterNd", _scatter_nd)
 _register_both("TensorScatterAdd", _tensor_scatter_add)
 _register_both("ScatterNdNonAliasingAdd", _non_aliasing_add)
 register_shape("ScatterNdNonAliasingAdd")(_tensor_scatter_shape)
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+# Index relations (segment ids, stitch indices, index depths) are spelled out by the golden cases of
+# tfops_py/kernels/nn/_grad_cases.py; tests/kernels/test_grad_support_ops.py draws live ones.
+for _op in ("DynamicStitch", "GatherNd", "ScatterNd", "TensorScatterAdd", "ScatterNdNonAliasingAdd"):
+    conformance(_op, generate=False, no_gradient={
+        "TensorScatterAdd": "TF Python only (not in TF's C++ API); not ported yet",
+        "DynamicStitch": "TF's C++ API has one (a Gather of the incoming gradient per data input); not ported yet",
+    }.get(_op))
+
+divergence("ScatterNd", when="constant inputs", tf="fail when run", ours="fail at build time with the kernel's message")
+divergence(("ScatterNd", "TensorScatterAdd"), when="index depth 6 or 7",
+           tf="accepted (the message says \"between 1 and 5\")", ours="accepted, the same message for 0 or > 7")

@@ -12,20 +12,23 @@ read on the host; data stays on the backend.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import axis_of, conformance, divergence, values
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
+from tfops_py.kernels._typing import Fail
 from tfops_py.kernels._shape_util import (add_dim, axis_from_scalar_input, host_ints, merge_dim,
                                           shape_from_shape_tensor, subtract_dim, with_value)
 from tfops_py.kernels.array._strided_slice import check_spec_shapes, dense_slice, index_tuple
 from tfops_py.kernels.array.fill_ops import checked_shape, zeros_of
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
-Fail = Callable[[str], Any]
+CONFORMANCE_FAMILY = "grad_kernels"
+
 
 
 def _values(ctx: InferenceContext, i: int) -> list[int] | None:
@@ -481,3 +484,18 @@ def _mirror_pad_grad(ctx: KernelContext, input: Any, paddings: Any) -> Any:  # n
             out[where] = out[where] + xp.flip(x[_axis_slice(x.ndim, axis, before + n, before + n + after)], axis=axis)
         x = out
     return x
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+# Inputs related in ways the golden cases of tfops_py/kernels/nn/_grad_cases.py spell out (shape vectors that
+# broadcast, offsets of a concatenation, slices and their gradients …); tests/kernels/test_grad_support_ops.py
+# draws live ones.
+for _op in ("BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "StridedSliceGrad", "BroadcastTo", "SplitV",
+            "PadV2", "MirrorPad", "MirrorPadGrad"):
+    conformance(_op, generate=False, compare="acc" if _op == "MirrorPadGrad" else "ew",
+                no_gradient="second-order: TF Python only (not in TF's C++ API); not ported yet"
+                if _op == "StridedSliceGrad" else None)
+conformance("ReverseV2", tensor=values(specials=True), axis=axis_of("tensor", vector=True))
+
+divergence(("BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "MirrorPad"), when="constant inputs",
+           tf="fail when run", ours="fail at build time with the kernel's message")

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import math
 
+from tfops_py.conformance import conformance, divergence, one_of, values
 from tfops_py.framework.dtypes import DT_INT32, DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
 from tfops_py.kernels._shape_util import (INT64_MAX, divide_dim, host_ints, num_elements,
                                           shape_from_shape_tensor, with_value)
 from tfops_py.kernels.registry import KernelContext, register_kernel
+
+CONFORMANCE_FAMILY = "array_ops"
 
 _INT32_MAX = 2**31 - 1
 _MAX_DIMS = 254  # TensorShape::MaxDimensions()
@@ -281,3 +284,22 @@ def _transpose(ctx: KernelContext, x, perm):
         if not ok:
             ctx.invalid_argument(f"{i} is missing from {{{','.join(map(str, permutation))}}}.")
     return ctx.xp.permute_dims(x, tuple(permutation))
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+# Array ops must match TF exactly: values bit for bit, static shapes equal, errors at TF's time (build or run).
+ARRAY = dict(compare="exact", static_shapes="exact", early_errors=False)
+for _op in ("Shape", "Size", "Rank"):
+    conformance(_op, input=values(specials=True), **ARRAY)
+conformance("ShapeN", input=values(), N=one_of(1, 2, 3), **ARRAY)
+# Inputs tied to the shape of another (a target shape, an axis, squeezed dims, a permutation): the golden cases
+# of _array_cases.py, on every CPU dtype; tests/kernels/test_shape_ops.py draws live ones.
+for _op in ("Reshape", "ExpandDims", "Squeeze", "Transpose"):
+    conformance(_op, generate=False, **ARRAY)
+
+divergence(("Reshape", "ExpandDims", "Squeeze", "Transpose"), when="the NumPy backend",
+           tf="copies for Transpose", ours="NumPy views of the input (no copy); values are TF's")
+divergence("Reshape", when="a shape input only partly known at build time (`Reshape(z, Shape(y))`, y `[?, 4]`)",
+           tf="the shape refiner reads the known part: static shape `[?, 4]`",
+           ours="a shape input's value is used only when fully known: static shape `[?, ?]` (values and errors "
+                "unaffected)")

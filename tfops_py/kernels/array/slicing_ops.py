@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from tfops_py.conformance import conformance, divergence
 from tfops_py.framework.dtypes import DT_INT64
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
@@ -16,6 +17,8 @@ from tfops_py.kernels._shape_util import host_ints, merge_shapes, shape_from_sha
 from tfops_py.kernels.array._strided_slice import check_spec_shapes, dense_slice, index_tuple
 from tfops_py.kernels.array.fill_ops import zeros_of
 from tfops_py.kernels.registry import KernelContext, register_kernel
+
+CONFORMANCE_FAMILY = "array_ops"
 
 
 # -- Slice ------------------------------------------------------------------------------------------------
@@ -225,3 +228,22 @@ def _gather_numpy(ctx: KernelContext, params, indices, axis):
         return _gather_rows(ctx, params, indices, ax, bd)
     out = np.take(params, indices, axis=ax)
     return out if isinstance(out, np.ndarray) else np.asarray(out, dtype=params.dtype)  # a scalar gather
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+# Begin/end/size/indices tied to the input's shape: _array_cases.py and tests/kernels/test_slicing_ops.py.
+for _op in ("Slice", "StridedSlice", "GatherV2"):
+    conformance(_op, generate=False, compare="exact", static_shapes="exact", early_errors=False)
+
+divergence(("Slice", "StridedSlice"), when="the NumPy backend", tf="copies strided slices",
+           ours="NumPy views of the input (no copy)")
+divergence("StridedSlice", when="rank above 8 (non-contiguous slices)",
+           tf="`UnimplementedError` (`Unhandled input dimensions 9`)", ours="computed")
+divergence("GatherV2", when="an unknown axis and a negative `batch_dims`",
+           tf="infers the output rank with the negative attr as is (one or more too large)",
+           ours="counts `batch_dims` from the end of indices' dims: the rank the kernel produces")
+divergence("GatherV2", when="an unknown axis and `batch_dims` beyond rank(params) + rank(indices) - 1",
+           tf="building kills the process (`Check failed: rank >= 0`)",
+           ours="`InvalidArgumentError` (`Expected batch_dims in the range [0, 0], but got 2`)")
+divergence("GatherV2", when="several out-of-range indices in a large input",
+           tf="its multi-threaded kernel may name any of them", ours="names the first in row-major order")

@@ -16,6 +16,7 @@ import numpy as np
 
 from tfops_py.checkpoint.bundle import BundleReader, BundleWriter, meta_filename, merge_bundles
 from tfops_py.checkpoint.slices import parse_shape_and_slice
+from tfops_py.conformance import case, conformance, family_cases, literal
 from tfops_py.errors import NotFoundError, OpError
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
@@ -188,3 +189,15 @@ def _sharded_filespec(ctx: KernelContext, basename: Any, num_shards: Any) -> Any
 
 
 __all__: list[str] = []
+
+
+# -- conformance (tests/conformance): graph cases on TF (built in _io_cases.py) -------------------------------
+CONFORMANCE_FAMILY = "io"
+family_cases("tfops_py.kernels.io._io_cases:build")
+for _op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints"):
+    conformance(_op, generate=False)
+conformance("ShardedFilename", generate=False, cases=[
+    case(basename=literal(b"model"), shard=literal(1), num_shards=literal(3), id="ShardedFilename/1-of-3"),
+    case(basename=literal(b"/tmp/x/ckpt"), shard=literal(0), num_shards=literal(1), id="ShardedFilename/only")])
+conformance("ShardedFilespec", generate=False, cases=[
+    case(basename=literal(b"model"), num_shards=literal(12), id="ShardedFilespec/12")])

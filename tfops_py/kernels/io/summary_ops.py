@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import conformance, family_cases, literal, values
+from tfops_py.errors import DataLossError
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.kernels.registry import KernelContext, register_kernel
@@ -60,12 +62,18 @@ def _scalar_string(ctx: KernelContext, value: Any, what: str) -> str:
     return _text(value.item())
 
 
-def _histogram_value(ctx: KernelContext, tag: str, values: Any, summary: Any) -> None:
+def _histogram_value(ctx: KernelContext, tag: str, values: Any, summary: Any, named: str, infinity: str) -> None:
+    """Add a histogram of ``values``.  The first NaN or infinity (in order) is an error naming ``named`` (the
+    node for HistogramSummary, the tag for the writer), the infinity worded as ``infinity`` (TF's two
+    implementations word it differently)."""
     from tfops_py.summary.histogram import fill_histogram
 
     flat = np.asarray(values, dtype=np.float64).reshape(-1)
-    if not np.isfinite(flat).all():
-        ctx.invalid_argument(f"Nan in summary histogram for: {tag}")
+    bad = np.flatnonzero(~np.isfinite(flat))
+    if bad.size:
+        if np.isnan(flat[bad[0]]):
+            ctx.invalid_argument(f"Nan in summary histogram for: {named}")
+        ctx.invalid_argument(f"{infinity} for: {named}")
     fill_histogram(flat, summary.value.add(tag=tag).histo)
 
 
@@ -74,7 +82,8 @@ def _histogram_summary(ctx: KernelContext, tag: Any, values: Any) -> np.ndarray:
     from tfops_py.summary.protos import Summary
 
     summary = Summary()
-    _histogram_value(ctx, _scalar_string(ctx, tag, "tags"), values, summary)
+    _histogram_value(ctx, _scalar_string(ctx, tag, "tags"), values, summary, named=ctx.node_name,
+                     infinity="Infinity in Histogram")
     return _string_scalar(summary.SerializeToString())
 
 
@@ -236,7 +245,8 @@ def _write_histogram(ctx: KernelContext, handle: Any, step: Any, tag: Any, value
     from tfops_py.summary.protos import Summary
 
     summary = Summary()
-    _histogram_value(ctx, _scalar_string(ctx, tag, "tag"), values, summary)
+    name = _scalar_string(ctx, tag, "tag")
+    _histogram_value(ctx, name, values, summary, named=name, infinity="Infinity in summary histogram")
     _writer(ctx, handle).write(_event(_int_scalar(ctx, step, "step"), summary=summary))
     return ()
 
@@ -259,7 +269,7 @@ def _write_graph(ctx: KernelContext, handle: Any, step: Any, tensor: Any) -> tup
     try:
         GraphDef.FromString(data)
     except DecodeError:
-        ctx.invalid_argument("Could not parse the serialized GraphDef in 'tensor'")
+        raise ctx.error(DataLossError, "Bad tf.GraphDef binary proto tensor string") from None
     _writer(ctx, handle).write(_event(_int_scalar(ctx, step, "step"), graph_def=data))
     return ()
 
@@ -292,3 +302,18 @@ def _close_writer(ctx: KernelContext, handle: Any) -> tuple:
     _writer(ctx, handle).close()
     delete(ctx, as_handle(ctx, handle, "writer"))  # as TF: a later write is NotFoundError
     return ()
+
+
+# -- conformance (tests/conformance): graph cases in _summary_cases.py --------------------------------------
+CONFORMANCE_FAMILY = "summary"
+_SUMMARY = dict(compare="exact", static_shapes="exact", early_errors=False)
+family_cases("tfops_py.kernels.io._summary_cases:build")
+conformance("ScalarSummary", values=values(specials=True), **_SUMMARY)
+conformance("HistogramSummary", tag=literal(b"h"), values=values(specials=True),
+            shapes=[{"values": s} for s in ((), (0,), (7,), (3, 4), (2, 0, 3), (2, 3, 2, 2))], **_SUMMARY)
+conformance("TensorSummaryV2", tag=literal(b"t"), serialized_summary_metadata=literal(b""),
+            shapes=[{"tensor": s} for s in ((), (0,), (5,), (2, 3), (1, 0, 2), (2, 1, 2, 2))], **_SUMMARY)
+conformance("MergeSummary", generate=False)
+for _op in ("SummaryWriter", "CreateSummaryFileWriter", "WriteScalarSummary", "WriteHistogramSummary", "WriteSummary",
+            "WriteGraphSummary", "WriteRawProtoSummary", "FlushSummaryWriter", "CloseSummaryWriter"):
+    conformance(_op, generate=False)

@@ -364,7 +364,8 @@ _NO_GRADIENT = {
     "TruncateDiv": "not differentiable: TF Python's gradient is None, TF's C++ API registers none"}
 for _op in ("Mod", "FloorMod", "TruncateMod", "TruncateDiv", "SquaredDifference", "DivNoNan", "Xdivy", "LeftShift",
             "RightShift"):
-    conformance(_op, x=_ANY, y=_ANY, shapes=BROADCAST, no_gradient=_NO_GRADIENT.get(_op))
+    conformance(_op, x=_ANY, y=_ANY, shapes=BROADCAST, no_gradient=_NO_GRADIENT.get(_op),
+                grad=_op == "SquaredDifference")
 for _op in ("Xlogy", "Xlog1py"):
     conformance(_op, x=_ANY, y=_ANY, shapes=BROADCAST, compare="cw", no_gradient=_NO_GRADIENT.get(_op))
 conformance("MulNoNan", x=_ANY, y=_ANY, shapes=BROADCAST, compare="cw",

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tfops_py.conformance import (BOOL, BROADCAST, ShapeRule, conformance, divergence, family_cases, one_of,
-                                  returns_inputs, small, values, via_dtype, via_op)
+                                  returns_inputs, small, uniform, values, via_dtype, via_op)
 from tfops_py.errors import InvalidArgumentError, UnimplementedError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
@@ -386,14 +386,16 @@ _NONE_IN_TF = ("not differentiable: TF Python's gradient is None, TF's C++ API r
 _NO_GRADIENT = {"Ceil": _NONE_IN_TF, "Rint": _NONE_IN_TF, "Round": _NONE_IN_TF, "FloorDiv": _NONE_IN_TF}
 for _op in ("AddV2", "Add", "Sub", "Mul", "Maximum", "Minimum", "Less", "Greater", "LessEqual", "GreaterEqual",
             "LogicalAnd", "LogicalOr", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Atan2", "RealDiv", "Div", "FloorDiv"):
-    conformance(_op, x=_ANY, y=_ANY, shapes=BROADCAST, no_gradient=_NO_GRADIENT.get(_op))
+    conformance(_op, x=_ANY, y=_ANY, shapes=BROADCAST, no_gradient=_NO_GRADIENT.get(_op),
+                grad=dict(y=uniform(0.5, 2.0)) if _op == "RealDiv" else _op in ("Mul", "Atan2"))
 conformance("Pow", x=small(), y=small(), shapes=BROADCAST)
 for _op in ("Equal", "NotEqual"):
     conformance(_op, x=_ANY, y=_ANY, shapes=BROADCAST, incompatible_shape_error=BOOL)
 _COMPLEX_PARTWISE = ("Sign", "Reciprocal", "Inv", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
                      "Acosh", "Atanh")
 for _op in _UNARY:
-    conformance(_op, x=_ANY, compare="cw" if _op in _COMPLEX_PARTWISE else "ew", no_gradient=_NO_GRADIENT.get(_op))
+    conformance(_op, x=_ANY, compare="cw" if _op in _COMPLEX_PARTWISE else "ew", no_gradient=_NO_GRADIENT.get(_op),
+                grad=_op in ("Sinh", "Square", "Sigmoid"))
 # Every dtype pair with the values each conversion rule needs is in _math_cases; live: tests/kernels/test_math_ops.py.
 conformance("Cast", generate=False)
 conformance("AddN", inputs=_ANY, N=one_of(1, 2, 3, 4), live=40)
@@ -426,7 +428,7 @@ def _broadcastable_batches(rng: np.random.Generator) -> tuple[tuple[int, ...], t
     return out[0], out[1]
 
 
-conformance("MatMul", a=small(), b=small(), compare="acc", live=30, shapes=_ProductShapes(
+conformance("MatMul", a=small(), b=small(), compare="acc", live=30, grad=True, shapes=_ProductShapes(
     "a", "b", "transpose_a", "transpose_b", [
         dict(a=(3, 4), b=(4, 5)), dict(a=(4, 3), b=(4, 5), transpose_a=True),
         dict(a=(3, 4), b=(5, 4), transpose_b=True), dict(a=(4, 3), b=(5, 4), transpose_a=True, transpose_b=True),

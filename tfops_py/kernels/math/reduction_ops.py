@@ -224,7 +224,7 @@ register_kernel("ArgMin")(_arg_extremum(largest=False))
 # -- conformance (tests/conformance) ------------------------------------------------------------------------
 for _op in ("Sum", "Mean"):
     conformance(_op, input=values(), reduction_indices=reduction_axes("input"), keep_dims=BOOL, compare="acc",
-                live=20)
+                live=20, grad=dict(reduction_indices=axis_of("input", vector=True)))
 for _op in ("Max", "Min"):
     conformance(_op, input=values(specials=True), reduction_indices=reduction_axes("input"), keep_dims=BOOL,
                 compare="acc", live=20)

@@ -21,12 +21,14 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from tfops_py.conformance import conformance, divergence, family_cases, one_of, values
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._shape_util import merge_shapes
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
+CONFORMANCE_FAMILY = "grad_kernels"
 Formula = Callable[..., Any]  # (xp, *inputs, ctx) -> array
 Kernel = Callable[..., Any]
 
@@ -161,3 +163,25 @@ for _name, _formula in _ACTIVATION_GRADS.items():
     register_kernel(_name)(_activation_grad_kernel(_formula))
 for _name, _formula in _OUTPUT_GRADS.items():
     register_kernel(_name)(_output_grad_kernel(_formula))
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+family_cases("tfops_py.kernels.nn._grad_cases:build")
+_ANY = values(specials=True)
+_EXP = ("Elu", "Selu", "Softplus", "SoftplusGrad")  # exp may differ by an ulp from Eigen's where exp(x) - 1 cancels
+_ALPHAS = one_of(0.2, 0.0, 1.0, 2.5)
+for _name in _ACTIVATIONS:
+    conformance(_name, features=_ANY, compare="exp" if _name in _EXP else "ew", live=16,
+                **({"alpha": _ALPHAS} if _name == "LeakyRelu" else {}))
+for _name in _ACTIVATION_GRADS:
+    second = "outputs" if _name in ("EluGrad", "SeluGrad") else "features"
+    conformance(_name, gradients=_ANY, **{second: _ANY}, compare="exp" if _name in _EXP else "ew", live=16,
+                no_gradient=None if _name == "LeakyReluGrad" else
+                "second-order: TF Python only (not in TF's C++ API); not ported yet",
+                **({"alpha": _ALPHAS} if _name == "LeakyReluGrad" else {}))
+for _name in (n for n in _OUTPUT_GRADS if n != "InvGrad"):  # InvGrad: declared with its gradient, math_extra_ops
+    conformance(_name, y=_ANY, dy=_ANY, live=16,
+                no_gradient="second-order: TF Python only (not in TF's C++ API); not ported yet")
+
+divergence(tuple(_ACTIVATIONS) + tuple(_ACTIVATION_GRADS), when="subnormal inputs or `alpha`",
+           tf="flushed to zero (FTZ/DAZ)", ours="kept")

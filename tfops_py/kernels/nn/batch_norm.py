@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -24,10 +24,9 @@ from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape
 from tfops_py.kernels.nn import _batch_norm_impl as _impl
+from tfops_py.kernels._typing import Dims, Fail
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
-Dims = Optional[tuple[int, ...]]  # None: unknown rank; -1: unknown dimension
-Fail = Callable[[str], Any]
 
 FORWARD_OPS = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 GRAD_OPS = ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")
@@ -346,6 +345,7 @@ for _op in FORWARD_OPS:
     conformance(_op, x=values(), scale=positive(), offset=values(), mean=values(), variance=positive(),
                 is_training=BOOL, exponential_avg_factor=one_of(1.0, 0.0, 0.25, 0.9), epsilon=one_of(1e-4, 1e-3, 0.5),
                 compare="bn", static_shapes="compatible", live=14,
+                grad=dict(is_training=True, outputs=(0,)) if _op != "FusedBatchNorm" else False,
                 shapes=_BatchNormShapes(_op, ("x",), ("scale", "offset", "mean", "variance")))
 for _op in GRAD_OPS:
     conformance(_op, y_backprop=values(), x=values(), scale=positive(), reserve_space_1=values(),

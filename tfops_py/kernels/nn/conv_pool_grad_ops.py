@@ -18,27 +18,30 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
+from tfops_py.conformance import conformance, divergence, reference, small
 from tfops_py.errors import UnimplementedError
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
 from tfops_py.kernels._common import compute_dtype
 from tfops_py.kernels._shape_util import host_ints, shape_from_shape_tensor
+from tfops_py.kernels._typing import CheckContext, Dims4
 from tfops_py.kernels.nn.conv_pool_ops import (Geometry, Params, conv_params, from_nhwc, geometry, max_pool,
                                             max_pool_numpy, nhwc_dims, nhwc_layout_shape, pad_spatial, pool_checks,
                                             pool_params, pool_shape, to_nhwc)
 from tfops_py.kernels.array.fill_ops import checked_shape
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
-Ctx = Any  # InferenceContext or KernelContext
-Dims = tuple[int, int, int, int]  # NHWC, -1 where unknown
+CONFORMANCE_FAMILY = "grad_kernels"
+
 INPUT_LABEL, FILTER_LABEL = "Conv2DCustomBackpropInput", "Conv2DCustomBackpropFilter"
 
+_Ctx = TypeVar("_Ctx", bound=CheckContext)
 
-def _nhwc(dims: Any, nchw: bool) -> Dims:
+def _nhwc(dims: Any, nchw: bool) -> Dims4:
     return nhwc_dims(PartialTensorShape(dims), nchw)
 
 
@@ -56,7 +59,7 @@ def _offsets_reversed(kernel: tuple[int, int]) -> Iterator[tuple[int, int, int]]
         yield k, k // kernel[1], k % kernel[1]
 
 
-def _padded_buffer(ctx: KernelContext, geo: Geometry, size: Dims, like: Any) -> tuple[Any, tuple]:
+def _padded_buffer(ctx: KernelContext, geo: Geometry, size: Dims4, like: Any) -> tuple[Any, tuple]:
     """Zeros shaped like the padded NHWC input of ``size`` (the offsets' contributions are added into it),
     and the index that crops the padding off."""
     n, h, w, c = size
@@ -82,7 +85,7 @@ def _zeros(ctx: KernelContext, shape: tuple[int, ...]) -> Any:
 
 
 # -- Conv2DBackpropInput / Conv2DBackpropFilter ----------------------------------------------------------
-def _backprop_dims(ctx: Ctx, label: str, p: Params, x: Any, f: Any, dy: Any) -> tuple[Geometry, int]:
+def _backprop_dims(ctx: CheckContext, label: str, p: Params, x: Any, f: Any, dy: Any) -> tuple[Geometry, int]:
     """TF's ConvBackpropComputeDimensionsV2 on whatever is known; (geometry, groups)."""
     for what, s in (("input", x), ("filter", f), ("out_backprop", dy)):
         if s is not None and len(s) != 4:
@@ -115,7 +118,7 @@ def _backprop_dims(ctx: Ctx, label: str, p: Params, x: Any, f: Any, dy: Any) -> 
     return geo, groups
 
 
-def _input_sizes(ctx: Ctx, sizes: list[int], f: Any, dy: Any, nchw: bool) -> list[int]:
+def _input_sizes(ctx: CheckContext, sizes: list[int], f: Any, dy: Any, nchw: bool) -> list[int]:
     """Conv2DBackpropComputeInputShape: 4 sizes, or [H, W] with batch from dy and depth from the filter."""
     if len(sizes) == 4:
         return sizes
@@ -219,7 +222,7 @@ def _conv_backprop_filter(ctx: KernelContext, input: Any, filter_sizes: Any, out
 
 
 # -- pooling gradients ----------------------------------------------------------------------------------
-def _grad_pool_params(ctx: Ctx, op: str) -> Params:
+def _grad_pool_params(ctx: CheckContext, op: str) -> Params:
     """pool_params after the checks TF's pooling-gradient kernels make first (batch, then depth)."""
     ksize, strides = list(ctx.attrs["ksize"]), list(ctx.attrs["strides"])
     if len(ksize) != 4:
@@ -236,17 +239,17 @@ def _grad_pool_params(ctx: Ctx, op: str) -> Params:
     return pool_params(ctx)
 
 
-def _forward_shape(ctx: Ctx, p: Params, x: PartialTensorShape) -> PartialTensorShape:
+def _forward_shape(ctx: CheckContext, p: Params, x: PartialTensorShape) -> PartialTensorShape:
     geo, depth = pool_checks(ctx, p, x)
     return nhwc_layout_shape(nhwc_dims(x, p.nchw)[0], geo.out[0], geo.out[1], depth, p.nchw)
 
 
-def _expect(ctx: Ctx, what: str, want: PartialTensorShape, got: PartialTensorShape) -> None:
+def _expect(ctx: CheckContext, what: str, want: PartialTensorShape, got: PartialTensorShape) -> None:
     if not want.is_compatible_with(got):
         ctx.invalid_argument(f"Expected {what} shape to be {want}, but got {got}")
 
 
-def _with_window(ctx: Ctx, ksize: Any, strides: Any) -> Ctx:
+def _with_window(ctx: _Ctx, ksize: Any, strides: Any) -> _Ctx:
     """``ctx`` with ksize/strides attrs taken from the V2 ops' inputs (then the V1 code applies)."""
     c = copy.copy(ctx)
     c.attrs = dict(ctx.attrs, ksize=ksize, strides=strides)
@@ -314,7 +317,7 @@ def _max_pool_grad(ctx: KernelContext, orig_input: Any, orig_output: Any, grad: 
     return _max_pool_grad_impl(ctx, orig_input, orig_output, grad)
 
 
-def _window_inputs(ctx: KernelContext, ksize: Any, strides: Any) -> Ctx:
+def _window_inputs(ctx: KernelContext, ksize: Any, strides: Any) -> KernelContext:
     k, s = ctx.host(ksize), ctx.host(strides)
     key = ("window", k.tobytes(), s.tobytes())
     derived = ctx.cache.get(key)
@@ -413,3 +416,34 @@ def _bias_add_grad(ctx: KernelContext, out_backprop: Any) -> Any:
     (x,) = _wide(ctx, out_backprop)
     axes = tuple(a for a in range(x.ndim) if a != channel)
     return _narrow(ctx, ctx.xp.sum(x, axis=axes, dtype=x.dtype))
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+# Their inputs are related through a forward op (a pooling's output, a convolution's output shape): the golden
+# cases are built in _grad_cases.py and tests/kernels/test_conv_pool_grad_ops.py draws live ones.
+_SECOND_ORDER = "second-order: TF Python only (not in TF's C++ API); not ported yet"
+for _op in ("Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "MaxPoolGradV2", "MaxPoolV2",
+            "AvgPoolGrad"):
+    conformance(_op, generate=False, compare="ew" if _op.startswith("Max") else "acc",
+                no_gradient=None if _op in ("Conv2DBackpropInput", "MaxPoolV2") else _SECOND_ORDER)
+conformance("BiasAddGrad", out_backprop=small(), compare="acc", live=20, no_gradient=_SECOND_ORDER,
+            shapes="tfops_py.kernels.nn._grad_cases:BIAS_ADD_GRAD")
+
+_SPATIAL_GRADS = ("Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "MaxPoolGradV2", "MaxPoolV2",
+                  "AvgPoolGrad")
+divergence(_SPATIAL_GRADS, when="`data_format=\"NCHW\"`", tf="`InvalidArgumentError` (only NHWC)",
+           ours="computed (the NHWC answer, transposed)", attrs={"data_format": "NCHW"},
+           reference=reference("tfops_py.kernels.nn._grad_cases:nchw_via_nhwc",
+                               "TF's CPU kernels refuse NCHW: TF's NHWC answer on transposed inputs, transposed back"))
+divergence(("Conv2DBackpropInput", "Conv2DBackpropFilter"), when="dilations > 1", tf="`InvalidArgumentError`",
+           ours="computed")
+divergence(("Conv2DBackpropInput", "Conv2DBackpropFilter"), when="grouped (input depth a multiple of the filter's)",
+           tf="`InvalidArgumentError` (input), a bogus size error (filter)", ours="computed")
+divergence("Conv2DBackpropFilter", when="an empty `out_backprop` (e.g. `[1,1,0,1]`)", tf="can segfault",
+           ours="zeros")
+divergence(("MaxPoolGrad", "MaxPoolGradV2"), when="an empty forward output", tf="uninitialized memory", ours="zeros")
+divergence("AvgPoolGrad", when="a `grad` not shaped like the forward output",
+           tf="reads it anyway (garbage or a partial sum)", ours="`Expected grad shape to be […], but got […]`")
+divergence("AvgPoolGrad", when="a zero window", tf="zeros", ours="`InvalidArgumentError` (the pooling attr check)")
+divergence(("Conv2DBackpropInput", "Conv2DBackpropFilter"), when="half / bfloat16",
+           tf="accumulates in the narrow type", ours="computed in float and rounded once (a few ulps apart)")

@@ -13,18 +13,21 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tfops_py.conformance import conformance, divergence, reference, small, values
 from tfops_py.errors import UnimplementedError
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape
 from tfops_py.kernels._common import compute_dtype, dtype_limits
 from tfops_py.kernels._parallel import parallel_for
+from tfops_py.kernels._typing import CheckContext
 from tfops_py.kernels.nn import _conv_gemm
 from tfops_py.kernels.nn._conv_gemm import Epilogue as BlockEpilogue
 from tfops_py.kernels.nn._conv_gemm import EpilogueFactory
 from tfops_py.kernels._windows import WindowError, windowed_output_size
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
-Ctx = Any  # InferenceContext or KernelContext: both have attrs, error() and invalid_argument()
+CONFORMANCE_FAMILY = "nn_ops"
+NCHW_NOTE = "TF's CPU kernels refuse NCHW: TF's NHWC answer on transposed inputs, transposed back"
 IM2COL_MAX_ELEMENTS = 1 << 24  # above this many patch elements, Conv2D accumulates one matmul per tap
 
 
@@ -43,11 +46,11 @@ class Geometry(NamedTuple):
     pads: tuple[int, int, int, int]  # top, bottom, left, right
 
 
-def _unimplemented(ctx: Ctx, message: str) -> None:
+def _unimplemented(ctx: CheckContext, message: str) -> None:
     raise ctx.error(UnimplementedError, message)
 
 
-def _explicit_pads(ctx: Ctx, nchw: bool, required: bool) -> tuple[int, int, int, int]:
+def _explicit_pads(ctx: CheckContext, nchw: bool, required: bool) -> tuple[int, int, int, int]:
     pads = list(ctx.attrs.get("explicit_paddings", []))
     if not required:
         return (0, 0, 0, 0)
@@ -61,7 +64,7 @@ def _explicit_pads(ctx: Ctx, nchw: bool, required: bool) -> tuple[int, int, int,
     return pads[2 * h], pads[2 * h + 1], pads[2 * w], pads[2 * w + 1]
 
 
-def conv_params(ctx: Ctx) -> Params:
+def conv_params(ctx: CheckContext) -> Params:
     """Conv2D's strides, dilations, padding and explicit_paddings, checked in TF's order."""
     attrs = ctx.attrs
     strides, dilations = list(attrs["strides"]), list(attrs["dilations"])
@@ -87,7 +90,7 @@ def conv_params(ctx: Ctx) -> Params:
                   _explicit_pads(ctx, nchw, padding == "EXPLICIT"), 1)
 
 
-def pool_params(ctx: Ctx) -> Params:
+def pool_params(ctx: CheckContext) -> Params:
     """AvgPool/MaxPool's ksize, strides and padding, checked as TF's CPU kernels do."""
     attrs = ctx.attrs
     ksize, strides = list(attrs["ksize"]), list(attrs["strides"])
@@ -129,7 +132,7 @@ def pool_params(ctx: Ctx) -> Params:
     return Params(nchw, (ksize[h], ksize[w]), (strides[h], strides[w]), (1, 1), padding, explicit, 1)
 
 
-def geometry(ctx: Ctx, p: Params, size: tuple[int, int], kernel: tuple[int, int]) -> Geometry:
+def geometry(ctx: CheckContext, p: Params, size: tuple[int, int], kernel: tuple[int, int]) -> Geometry:
     """Output size and padding of both spatial axes (-1 where unknown); TF's messages on failure."""
     outs, pads = [], []
     for axis in range(2):
@@ -162,7 +165,7 @@ def nhwc_layout_shape(n: int, h: int, w: int, c: int, nchw: bool) -> PartialTens
 
 # -- Conv2D -----------------------------------------------------------------------------------------------
 
-def _conv_checks(ctx: Ctx, p: Params, x: PartialTensorShape, f: PartialTensorShape) -> tuple[Geometry, int]:
+def _conv_checks(ctx: CheckContext, p: Params, x: PartialTensorShape, f: PartialTensorShape) -> tuple[Geometry, int]:
     """(geometry, groups) for Conv2D with TF's kernel messages."""
     if x.dims() not in (-1, 4):
         ctx.invalid_argument(f"convolution input must be 4-dimensional: {x}")
@@ -374,7 +377,7 @@ def _conv2d_numpy(ctx: KernelContext, x: Any, f: Any) -> Any:
 
 # -- pooling ---------------------------------------------------------------------------------------------
 
-def pool_checks(ctx: Ctx, p: Params, x: PartialTensorShape) -> tuple[Geometry, int]:
+def pool_checks(ctx: CheckContext, p: Params, x: PartialTensorShape) -> tuple[Geometry, int]:
     """(geometry, output depth) of a pooling op."""
     if x.dims() not in (-1, 4):
         ctx.invalid_argument(f"tensor_in_shape must have 2 spatial dimensions. {x.dims()} 0"
@@ -485,3 +488,54 @@ register_kernel("MaxPool")(max_pool)
 @register_kernel("MaxPool", backend="numpy")
 def max_pool_numpy(ctx: KernelContext, input: Any) -> Any:  # noqa: A002
     return max_pool(ctx, input, _by_batch, fmax=np.fmax)
+
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+_CASES = "tfops_py.kernels.nn._nn_cases"
+conformance("Conv2D", input=small(), filter=small(), compare="acc", live=50, shapes=f"{_CASES}:CONV2D")
+conformance("AvgPool", value=values(specials=True), compare="acc", live=30, shapes=f"{_CASES}:AVG_POOL")
+conformance("MaxPool", input=values(specials=True), live=30, shapes=f"{_CASES}:MAX_POOL")
+
+divergence(("Conv2D", "AvgPool", "MaxPool"), when="`data_format=\"NCHW\"`", tf="refused (\"only supports NHWC\")",
+           ours="computed (the NHWC answer, transposed)", attrs={"data_format": "NCHW"},
+           reference=reference(f"{_CASES}:nchw_via_nhwc", NCHW_NOTE))
+divergence(("Conv2D", "AvgPool"), when="half / bfloat16", tf="steps rounded in the narrow type",
+           ours="computed in float, rounded once (within a few ulps)")
+
+
+def _spatial(attrs: dict[str, Any], values: Any) -> tuple[int, int]:
+    """The (rows, cols) entries of a 4-vector in the attrs' data format."""
+    return (values[2], values[3]) if attrs.get("data_format") == "NCHW" else (values[1], values[2])
+
+
+def _window_exceeds_input(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
+    """A VALID/EXPLICIT window (dilated filter) larger than the (padded) input along some spatial axis."""
+    x = np.shape(inputs.get("input", inputs.get("value")))
+    if len(x) != 4 or attrs.get("padding") == "SAME":
+        return False
+    if "filter" in inputs:
+        kernel = np.shape(inputs["filter"])[:2]
+        dilation = _spatial(attrs, attrs.get("dilations", [1, 1, 1, 1]))
+        kernel = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation))
+    else:
+        kernel = _spatial(attrs, attrs["ksize"])
+    pads = list(attrs.get("explicit_paddings") or [0] * 8)
+    pads = pads[4:8] if attrs.get("data_format") == "NCHW" else pads[2:6]
+    size = _spatial(attrs, x)
+    return any(n + pads[2 * i] + pads[2 * i + 1] < k for i, (n, k) in enumerate(zip(size, kernel)))
+
+
+def _depth_pooling_with_spatial_strides(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
+    depth = attrs["ksize"][1 if attrs.get("data_format") == "NCHW" else 3]
+    return depth > 1 and _spatial(attrs, attrs["strides"]) != (1, 1)
+
+
+divergence(("Conv2D", "AvgPool", "MaxPool"), when="a VALID or EXPLICIT window larger than the (padded) input",
+           tf="graph construction refuses (\"Negative dimension size caused by subtracting 9 from 6\"); its kernel "
+              "returns an empty output", ours="builds, and returns the empty output", applies=_window_exceeds_input,
+           builds=True)
+divergence("MaxPool", when="pooling across depth with spatial strides",
+           tf="the static shape applies the spatial strides; the kernel ignores them",
+           ours="the kernel's shape, at build time too", applies=_depth_pooling_with_spatial_strides,
+           static_shapes=False)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from tfops_py.conformance import conformance, divergence, family_cases, reference, values
 from tfops_py.errors import ResourceExhaustedError, UnimplementedError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
@@ -20,6 +21,7 @@ from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.kernels.nn import _depthwise_conv_impl as impl
 from tfops_py.kernels.nn import _jit
 from tfops_py.kernels.nn._depthwise_conv_impl import Geometry
+from tfops_py.kernels._typing import CheckContext as Ctx, Dims
 from tfops_py.kernels._windows import Window, WindowError, windowed_output_size
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
@@ -30,8 +32,6 @@ _LABEL = {BACKPROP_INPUT: "DepthwiseConv2DBackpropInput", BACKPROP_FILTER: "Dept
 _INT32_MAX = 2**31 - 1
 _INT64_MAX = 2**63 - 1
 
-Ctx = Any  # InferenceContext or KernelContext: both carry attrs, op_type and invalid_argument()
-Dims = Optional[list]  # a shape: list of dims (-1 unknown), or None for unknown rank
 
 
 class ConvAttrs(NamedTuple):
@@ -130,7 +130,7 @@ def _geometry(a: ConvAttrs, x: list[int], f: Dims, out_rows: Window, out_cols: W
 def check_forward(ctx: Ctx, a: ConvAttrs, x_dims: Dims, f_dims: Dims) -> Geometry:
     """TF's forward checks on (possibly partial) input and filter shapes; unknown results are -1."""
     if x_dims is not None and len(x_dims) != 4:
-        ctx.invalid_argument(f"input must be 4-dimensional: {_fmt(x_dims)}")
+        ctx.invalid_argument(f"input must be 4-dimensional{_fmt(x_dims)}")  # TF's texts: no separator here, ": " below
     if f_dims is not None and len(f_dims) != 4:
         ctx.invalid_argument(f"filter must be 4-dimensional: {_fmt(f_dims)}")
     x = _nhwc(x_dims, a.nchw)
@@ -412,3 +412,39 @@ def _backprop_filter_np(ctx: KernelContext, x: np.ndarray, filter_sizes: Any, dy
         dw = impl.backprop_filter_np(_np_view(np.asarray(x), a.nchw), _np_view(np.asarray(dy), a.nchw), g,
                                      np.dtype(ctx.dtype(_compute_type(ctx))))
     return dw.astype(ctx.dtype(ctx.output_dtypes[0]))
+
+
+# -- conformance (tests/conformance): how these ops are checked against TF, where they depart ---------------
+_CASES = "tfops_py.kernels.nn._depthwise_conv_cases"
+_EXPECTED = reference(f"{_CASES}:expected", "TF's CPU kernels give no answer here: see docs/ops/depthwise_conv.md")
+family_cases(f"{_CASES}:build")
+# Messages: TF's text, then the offending values.
+conformance(FORWARD, input=values(), filter=values(), compare="acc", live=30, shapes=f"{_CASES}:DEPTHWISE",
+            messages="prefix")
+# The gradients' inputs are related through the forward op (sizes, out_backprop's shape): their golden cases are
+# built in the cases module and tests/kernels/test_depthwise_conv.py draws live ones.
+_SECOND_ORDER = "second-order: TF Python only (not in TF's C++ API); not ported yet"
+conformance(BACKPROP_INPUT, generate=False, compare="acc", messages="prefix", no_gradient=_SECOND_ORDER)
+conformance(BACKPROP_FILTER, generate=False, compare="acc", messages="prefix", no_gradient=_SECOND_ORDER)
+
+divergence((FORWARD, BACKPROP_INPUT, BACKPROP_FILTER), when="dilations",
+           tf="the forward CPU kernel refuses them (\"Current kernel implementation does not support dilations\"); "
+              "the backprops ignore them: they size `out_backprop` as if undilated and return the undilated gradient",
+           ours="the dilated convolution and its exact gradients (an undilated-shape `out_backprop` is rejected), "
+                "checked against `tf.nn.depthwise_conv2d(..., dilations=...)` and its `tf.GradientTape` gradients",
+           applies=f"{_CASES}:dilated", reference=_EXPECTED)
+divergence((FORWARD, BACKPROP_INPUT, BACKPROP_FILTER), when="`data_format=\"NCHW\"`",
+           tf="refused (\"Depthwise convolution on CPU is only supported for NHWC format\")",
+           ours="computed (TF's NHWC answer, transposed)", attrs={"data_format": "NCHW"}, reference=_EXPECTED)
+divergence((BACKPROP_INPUT, BACKPROP_FILTER), when="an empty `out_backprop`",
+           tf="the filter gradient returns uninitialised memory (PR #126484), the input gradient too when the depth "
+              "multiplier is 0", ours="zeros", applies=f"{_CASES}:empty_out_backprop", reference=_EXPECTED)
+divergence(FORWARD, when="a VALID or EXPLICIT window larger than the (padded) input",
+           tf="graph construction refuses (\"Negative dimension size caused by subtracting 3 from 2\"); its kernel "
+              "returns an empty output", ours="builds, and returns the empty output",
+           applies=f"{_CASES}:window_exceeds_input", builds=True)
+divergence((BACKPROP_INPUT, BACKPROP_FILTER), when="bad `dilations`", tf="accepted (and ignored)",
+           ours="Conv2D's checks (\"Dilated rates should be larger than 0\" …)")
+divergence((FORWARD, BACKPROP_INPUT, BACKPROP_FILTER), when="half / bfloat16", tf="accumulates in the narrow type",
+           ours="accumulates in float32 and rounds once (closer to the exact result; within 4e-3 / 4e-2 of the "
+                "output's magnitude of TF's)")

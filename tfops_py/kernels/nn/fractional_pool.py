@@ -13,10 +13,11 @@ these kernels refuse the input (docs/ops/fractional_pool.md, "Divergences from T
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import BOOL, conformance, divergence, family_cases, values
 from tfops_py.errors import ResourceExhaustedError, UnimplementedError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
@@ -24,10 +25,9 @@ from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.kernels.nn import _fractional_pool_impl as impl
 from tfops_py.kernels.nn._fractional_pool_impl import Cells, Coverage
 from tfops_py.kernels._philox import fresh_seeds
+from tfops_py.kernels._typing import CheckContext as Ctx, Dims
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
-Dims = Optional[tuple[int, ...]]  # None: unknown rank; -1: unknown dimension
-Ctx = Union[InferenceContext, KernelContext]
 _I64 = DataType.DT_INT64
 _DIM_NAMES = ("Batch", "Rows", "Columns", "Depth")
 _SEQ_CACHE_LIMIT = 64
@@ -468,3 +468,58 @@ def _max_grad_generic(ctx: KernelContext, x: Any, y: Any, dy: Any, rows: Cells, 
         hit = mask & (_gather2(xp, arg_r, r_idx, c_idx) == h) & (_gather2(xp, arg_c, r_idx, c_idx) == w)
         dx = dx + xp.where(hit, _gather2(xp, dy, r_idx, c_idx), zero)
     return dx
+
+
+# -- conformance (tests/conformance): how these ops are checked against TF, where they depart ---------------
+_CASES = "tfops_py.kernels.nn._fractional_pool_cases"
+_POOLS, _GRADS = ("FractionalAvgPool", "FractionalMaxPool"), ("FractionalAvgPoolGrad", "FractionalMaxPoolGrad")
+family_cases(f"{_CASES}:build")
+conformance("FractionalAvgPool", value=values(), pseudo_random=BOOL, overlapping=BOOL, compare="avg", live=30,
+            shapes=f"{_CASES}:POOL")
+conformance("FractionalMaxPool", value=values(specials=True), pseudo_random=BOOL, overlapping=BOOL,
+            compare="exact", live=30, shapes=f"{_CASES}:POOL")
+# Their sequences come from a forward op: the golden cases are built in the cases module, and
+# tests/kernels/test_fractional_pool.py draws live ones.
+for _op in _GRADS:
+    conformance(_op, generate=False, compare="exact")
+
+divergence("FractionalAvgPoolGrad", when="an `out_backprop` of larger batch or depth than the input (issue #107123)",
+           tf="writes past its buffer (heap corruption, `malloc(): invalid size` aborts, or silently wrong sums)",
+           ours="`InvalidArgumentError` (\"out_backprop batch 2 exceeds the batch 1 of orig_input_tensor_shape "
+                "[1,4,4,1]\"); a smaller batch or depth gives zeros elsewhere, as in TF")
+divergence(_GRADS, when="sequences that are not non-decreasing or end past the input",
+           tf="accepts any values that keep each cell's start and end non-negative: a decreasing sequence silently "
+              "skips cells, values past the input are clamped or skipped",
+           ours="the used part of a sequence (its first `R + 1` entries) must be non-decreasing and end at most at "
+                "the input size (sequences drawn by the forward ops always pass)")
+divergence("FractionalMaxPoolGrad", when="a negative sequence value, a sequence longer than `R + 1`, an "
+           "`out_backprop` larger or smaller than `orig_output`, batch or depth of `orig_output` and `orig_input` "
+           "differing, an empty cell",
+           tf="reads out of bounds (a smaller `out_backprop` is silently accepted; an empty cell ends in \"Invalid "
+              "input backprop index: -1\")", ours="`InvalidArgumentError` for each (see Checks)")
+divergence("FractionalMaxPoolGrad", when="small inputs (`len(rows) · len(cols)` above the input's element count)",
+           tf="refuses (\"Pooling region has more elements than the input tensor\"), e.g. any ratio-1 pooling of a "
+              "2×2 input", ours="computed")
+divergence(("FractionalMaxPool", "FractionalMaxPoolGrad"), when="NaN and -inf in max pooling",
+           tf="each cell starts at the lowest finite value and skips NaN: a cell of only NaN or only -inf gives "
+              "-3.4028235e38 (float32); the gradient refuses its own forward output for a cell that starts with NaN "
+              "(\"tensor_out_dup is not the same as tensor_out\")",
+           ours="NaN is skipped too, but a cell with nothing else gives NaN and a cell of -inf gives -inf; the "
+                "gradient goes to the maximum of the other values (to the first element for an all-NaN cell)",
+           applies=f"{_CASES}:has_nan_or_neg_inf", reference=None)
+divergence("FractionalAvgPoolGrad", when="integer overflow (overlapping cells of one element, a float64 sum beyond "
+           "T's range)", tf="an undefined cast (x86 gives INT_MIN)", ours="saturates")
+divergence(_POOLS, when="static shapes of the sequences", tf="the shape function says `[R]`",
+           ours="`[R + 1]`, the entries they have", applies=f"{_CASES}:always", static_shapes=False)
+divergence(_POOLS + _GRADS, when="build time",
+           tf="attr checks when the kernel is created; the shape function's messages (\"Shape must be rank 4 but is "
+              "rank 3\"); rank-4 messages print the whole tensor (`Tensor<type: float shape: [4,4,1] values: …>`)",
+           ours="attr checks (pooling ratio, seeds) and every check whose inputs are known run when the node is built, "
+                "with the kernel's messages; they print the tensor's shape")
+divergence(_POOLS, when="zero seeds with `deterministic`",
+           tf="drawn once per kernel instance",
+           ours="drawn once per compiled plan of a `ClientSession` (one per distinct feeds/fetches/targets)")
+divergence("FractionalAvgPool", when="rounding of float results",
+           tf="adds a cell's elements in row-major order",
+           ours="adds columns first, then rows: within a few units in the last place (integers, the max pool and "
+                "the gradients are bit-exact)")

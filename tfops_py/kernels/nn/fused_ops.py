@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tfops_py.conformance import divergence
+from tfops_py.conformance import conformance, divergence, family_cases
 from tfops_py.errors import UnimplementedError
 from tfops_py.framework.shape_inference import InferenceContext, get_shape_fn, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape
@@ -27,13 +27,18 @@ from tfops_py.kernels.registry import KernelContext, find_kernel, register_kerne
 divergence("_FusedConv2D", when="`fused_ops` with `Tanh`, `Sigmoid`, `_MklSwish` or `Add`",
            tf="the native CPU kernel refuses them (\"Fusion is not implemented\"; oneDNN builds take some)",
            ours="computes every combination of the grammar in docs/optimizer.md, on every backend and float type")
-divergence("_FusedDepthwiseConv2dNative", when="any input",
+divergence(("_FusedDepthwiseConv2dNative", "_FusedBatchNormEx"), when="any input",
            tf="no native CPU kernel: \"Missing 0-th output\" (oneDNN builds have one)", ours="computed")
 divergence(("_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul"),
            when="unsupported `fused_ops` or a wrong `num_args`", tf="an error when the kernel runs",
            ours="the same error class and wording, when the node is built")
 divergence("_FusedBatchNormEx", when="`activation_mode` `Relu6` or `Elu`", tf="refused (`Identity` and `Relu` only)",
            ours="computed")
+divergence("_FusedBatchNormEx", when="a channel count not divisible by 4",
+           tf="graph construction refuses (\"channel dimension must be divisible by 4\")", ours="computed")
+divergence(("_FusedConv2D", "_FusedMatMul"), when="a bias whose length is not the output depth",
+           tf="no check: the kernel reads past the bias", ours="InvalidArgumentError (\"bias must be 1-D with <depth> "
+                                                               "elements (the output depth)\")")
 
 _BASE = {"_FusedConv2D": "Conv2D", "_FusedDepthwiseConv2dNative": "DepthwiseConv2dNative",
          "_FusedMatMul": "MatMul"}
@@ -138,6 +143,8 @@ def _batch_norm_ex_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     base = get_shape_fn("FusedBatchNormV3")
     assert base is not None
     shapes = list(base(ctx))
+    if shapes[0].unknown_rank():  # TF: the op's formats (NHWC, NCHW) are 4-D
+        shapes[0] = PartialTensorShape([-1] * 4)
     return shapes + [PartialTensorShape([])] * (6 - len(shapes))  # reserve_space_3
 
 
@@ -215,3 +222,10 @@ def _batch_norm_ex_numpy(ctx: KernelContext, x: Any, scale: Any, offset: Any, me
     u = ctx.dtype(ctx.output_dtypes[1])
     stats = [v.astype(u, copy=False) for v in (mean32, var32, mean32, var32)]
     return (out, *stats, np.zeros((), u))
+
+
+# -- conformance (tests/conformance): cases in _fused_cases.py ----------------------------------------------
+CONFORMANCE_FAMILY = "fused_ops"
+family_cases("tfops_py.kernels.nn._fused_cases:build")
+for _op in ("_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul", "_FusedBatchNormEx"):
+    conformance(_op, generate=False, compare="acc")

@@ -14,11 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import conformance, index_into, positive, values
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
 from tfops_py.kernels._common import compute_dtype
 from tfops_py.kernels._shape_util import merge_dim, merge_shapes
 from tfops_py.kernels.registry import KernelContext, register_kernel
+
+CONFORMANCE_FAMILY = "grad_kernels"
 
 
 def _widen(ctx: KernelContext, *arrays: Any) -> list[Any]:
@@ -151,3 +154,14 @@ def _l2_loss(ctx: KernelContext, t: Any) -> Any:
     xp = ctx.xp
     (x,) = _widen(ctx, t)
     return _narrow(ctx, xp.sum(x * x) * 0.5)[0]
+
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+_CASES = "tfops_py.kernels.nn._grad_cases"
+conformance("SoftmaxCrossEntropyWithLogits", features=values(specials=True), labels=positive(), compare="acc",
+            live=30, shapes=f"{_CASES}:XENT")
+conformance("SparseSoftmaxCrossEntropyWithLogits", features=values(specials=True), labels=index_into("features", 1),
+            compare="acc", live=25, shapes=f"{_CASES}:SPARSE_XENT",
+            no_gradient="TF Python only (not in TF's C++ API); not ported yet")
+conformance("L2Loss", t=values(), compare="acc", live=25)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfops_py.conformance import conformance, divergence, family_cases, values
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.kernels._common import compute_dtype, unchanged_shape
 from tfops_py.kernels.registry import KernelContext, register_kernel
+
+CONFORMANCE_FAMILY = "nn_ops"
 
 register_shape("Relu", "Relu6")(unchanged_shape)
 
@@ -102,3 +105,18 @@ def _bias_add(ctx: KernelContext, value: Any, bias: Any) -> Any:
     if nchw:
         bias = xp.reshape(bias, (bias.shape[0],) + (1,) * (value.ndim - 2))
     return xp.add(value, bias)
+
+
+# -- conformance (tests/conformance) -------------------------------------------------------------------------
+family_cases("tfops_py.kernels.nn._nn_cases:build")
+for _op in ("Relu", "Relu6"):
+    conformance(_op, features=values(specials=True), live=12)
+for _op in ("Softmax", "LogSoftmax"):
+    conformance(_op, logits=values(), compare="acc", live=12)
+conformance("BiasAdd", value=values(specials=True), bias=values(), shapes="tfops_py.kernels.nn._nn_cases:BIAS_ADD",
+            live=12)
+
+divergence(("Softmax", "LogSoftmax"), when="half / bfloat16", tf="steps rounded in the narrow type",
+           ours="computed in float, rounded once (within a few ulps)")
+divergence("BiasAdd", when="NCHW value of rank 2", tf="graph-time error; its kernel adds along dimension 1",
+           ours="the same error at build time; computed like TF's kernel when fed at run time")

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
-Fail = Callable[[str], NoReturn]
-Shape = Sequence[int] | None  # None: unknown rank; -1: unknown dimension
+from tfops_py.kernels._typing import Dims, Fail
 
 F32 = np.float32
 HALF = F32(0.5)
@@ -292,7 +291,7 @@ def fmt_float(v: float) -> str:
     return s[:-2] if s.endswith(".0") else s
 
 
-def fmt_shape(shape: Shape) -> str:
+def fmt_shape(shape: Dims) -> str:
     if shape is None:
         return "<unknown>"
     return "[" + ",".join("?" if s < 0 else str(s) for s in shape) + "]"
@@ -308,25 +307,25 @@ def check_args_range(fail: Fail, min_: float, max_: float) -> None:
         fail(f"min has to be smaller than max, was: {fmt_float(min_)} >= {fmt_float(max_)}")
 
 
-def shapes_differ(a: Shape, b: Shape) -> bool:
+def shapes_differ(a: Dims, b: Dims) -> bool:
     """True when two (partial) shapes cannot be the same shape."""
     if a is None or b is None:
         return False
     return len(a) != len(b) or any(x >= 0 and y >= 0 and x != y for x, y in zip(a, b))
 
 
-def check_same_shape(fail: Fail, gradients: Shape, inputs: Shape) -> None:
+def check_same_shape(fail: Fail, gradients: Dims, inputs: Dims) -> None:
     if shapes_differ(gradients, inputs):
         fail(f"gradient and input must be the same size, but gradients has shape {fmt_shape(gradients)} "
              f"and inputs has shape {fmt_shape(inputs)}")
 
 
-def check_rank(fail: Fail, name: str, shape: Shape, rank: int) -> None:
+def check_rank(fail: Fail, name: str, shape: Dims, rank: int) -> None:
     if shape is not None and len(shape) != rank:
         fail(f"`{name}` must be rank {rank} but is rank {len(shape)}")
 
 
-def check_per_channel(fail: Fail, inputs: Shape, min_: Shape, max_: Shape) -> None:
+def check_per_channel(fail: Fail, inputs: Dims, min_: Dims, max_: Dims) -> None:
     """TF's per-channel checks in TF's order (inputs rank >= 1 is missing in TF 2.21: it aborts)."""
     if inputs is not None and len(inputs) == 0:
         fail("input must be at least rank 1 but is rank 0")

@@ -12,30 +12,33 @@ from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import BOOL, conformance, divergence, family_cases, one_of, uniform, values
 from tfops_py.framework.dtypes import DT_BOOL, DT_FLOAT
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape
 from tfops_py.kernels.quantization import _fake_quant_impl as fq
 from tfops_py.kernels.quantization._fake_quant_impl import Nudged
 from tfops_py.kernels._parallel import parallel_for, parallel_map
+from tfops_py.kernels._typing import Fail
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
 ARGS, ARGS_GRAD = "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient"
 VARS, VARS_GRAD = "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsGradient"
 PC, PC_GRAD = "FakeQuantWithMinMaxVarsPerChannel", "FakeQuantWithMinMaxVarsPerChannelGradient"
+ALL_OPS = (ARGS, ARGS_GRAD, VARS, VARS_GRAD, PC, PC_GRAD)
 
 
 def _dims(shape: PartialTensorShape) -> tuple[int, ...] | None:
     return None if shape.unknown_rank() else shape.as_tuple()
 
 
-def _check_attrs(fail: Any, attrs: dict[str, Any], op_type: str) -> None:
+def _check_attrs(fail: Fail, attrs: dict[str, Any], op_type: str) -> None:
     fq.check_num_bits(fail, attrs["num_bits"])
     if op_type in (ARGS, ARGS_GRAD):
         fq.check_args_range(fail, attrs["min"], attrs["max"])
 
 
-def _binary_same_shape(fail: Any, op_type: str, node: str, a: Any, b: Any) -> None:
+def _binary_same_shape(fail: Fail, op_type: str, node: str, a: Any, b: Any) -> None:
     """BinaryElementWiseOp's check (FakeQuantWithMinMaxArgsGradient), in TF's words."""
     if fq.shapes_differ(a, b):
         fail(f"Inputs to operation {node} of type {op_type} must have the same size and shape.  "
@@ -403,3 +406,44 @@ def _vars_grad_np(ctx: KernelContext, g: np.ndarray, x: np.ndarray, lo: np.ndarr
                   hi: np.ndarray) -> tuple[Any, Any, Any]:
     _check_grad_shapes(ctx, g, x)
     return _np_gradient(ctx, g, x, _vars_params(ctx, x, lo, hi))
+
+
+# -- conformance (tests/conformance): bit for bit against TF ---------------------------------------------------
+# Messages: TF's text, then the offending values.
+_CASES = "tfops_py.kernels.quantization._fake_quant_cases"
+family_cases(f"{_CASES}:build")
+_BITS: dict[str, Any] = {"num_bits": one_of(2, 5, 8, 16), "narrow_range": BOOL, "messages": "prefix"}
+_RANGE: dict[str, Any] = {"min": uniform(-4.0, 0.5), "max": uniform(-0.5, 6.0)}  # min > max sometimes: TF's NaN answers
+for _op in (ARGS, ARGS_GRAD):
+    conformance(_op, inputs=values(specials=True), compare="exact", live=40,
+                min=one_of(-6.0, -2.3, -0.3, 0.5, -4.0), max=one_of(6.0, 3.7, 2.7, 4.0, -0.5), **_BITS,
+                **({"gradients": values(specials=True)} if _op == ARGS_GRAD else {}))
+for _op, _shapes in ((VARS, "VARS_SHAPES"), (VARS_GRAD, "VARS_GRAD_SHAPES"), (PC, "PC_SHAPES"),
+                     (PC_GRAD, "PC_GRAD_SHAPES")):
+    conformance(_op, inputs=values(specials=True), compare="exact", live=40, shapes=f"{_CASES}:{_shapes}",
+                **_RANGE, **_BITS,
+                **({"gradients": values(specials=True)} if _op.endswith("Gradient") else {}))
+
+divergence((PC, PC_GRAD), when="a rank-0 `inputs`",
+           tf="aborts the process (CHECK failure in `dim_size(-1)`, TF issue #117852, still open)",
+           ours="`InvalidArgumentError` (\"input must be at least rank 1 but is rank 0\"), the check TF's master "
+                "branch adds")
+divergence(PC_GRAD, when="`inputs` of rank 5 or more",
+           tf="the kernel computes it; graph construction refuses (\"Shape must be at most rank 4 but is rank 5\")",
+           ours="builds and computes it: any rank >= 1 for both per-channel ops",
+           applies=f"{_CASES}:rank_above_4", builds=True)
+divergence(ALL_OPS, when="attr errors (`num_bits` out of range, the Args' `min >= max`)",
+           tf="reported when the kernel is created (the first run, in graph mode)",
+           ours="reported when the node is built")
+divergence((PC, PC_GRAD), when="an unknown depth (last dimension of `inputs`)",
+           tf="the shape function says \"Dimensions must be equal\" for `min` and `max` of different lengths",
+           ours="\"min and max must have the same size, but have 3 and 2\", while building")
+divergence(ALL_OPS, when="denormals outside the gradient masks",
+           tf="flushed to zero: a denormal gradient passes as 0, a denormal term of the min/max sums is ignored",
+           ours="only the gradient masks emulate TF's denormals-are-zero: a denormal gradient passes as itself and "
+                "is added to the sums (quantized outputs are unaffected in practice)")
+divergence((VARS_GRAD, PC_GRAD), when="other backends (CuPy)",
+           tf="(its own GPU kernel also differs from its CPU result)",
+           ours="the generic kernel relies on `xp.sum` adding along a leading axis in order, as NumPy-based "
+                "namespaces do; on CuPy the min/max gradient sums can differ from TF's CPU result in the last bits "
+                "(everything element-wise stays exact)")

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import conformance
 from tfops_py.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
@@ -288,8 +289,9 @@ def _initialize(ctx: KernelContext, table: LookupTable, keys: np.ndarray, values
             dup = np.setdiff1d(np.arange(len(keys)), first)[0]
             prior = int(np.flatnonzero(keys == keys[dup])[0])
             if values[prior] != values[dup]:
-                ctx.invalid_argument(f"HashTable has different value for same key. Key {_show(keys[dup])} has "
-                                     f"{_show(values[prior])} and trying to add value {_show(values[dup])}")
+                raise ctx.error(FailedPreconditionError, "HashTable has different value for same key. Key "
+                                f"{_show(keys[dup])} has {_show(values[prior])} and trying to add value "
+                                f"{_show(values[dup])}")
         table.insert(keys, values)
         table.initialized = True
 
@@ -374,3 +376,10 @@ def _initialize_from_text_file(ctx: KernelContext, table_handle: Any, filename: 
 
 
 __all__ = ["LookupTable"]
+
+
+# -- conformance (tests/conformance): graph cases on TF (resources family, built in _resource_cases.py) -------
+CONFORMANCE_FAMILY = "resources"
+for _op in (*_TABLE_OPS, "LookupTableFindV2", "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableSizeV2",
+            "LookupTableExportV2", "LookupTableImportV2", "InitializeTableV2", "InitializeTableFromTextFileV2"):
+    conformance(_op, generate=False)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from tfops_py.conformance import conformance, divergence, family_cases
 from tfops_py.errors import FailedPreconditionError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
@@ -397,3 +398,24 @@ def _disable_copy_on_read(ctx: KernelContext, resource: Any) -> tuple:
     """A no-op here: reads never copy, and in-place updates copy when the value is shared (``value_for_update``)."""
     as_handle(ctx, resource)
     return ()
+
+
+# -- conformance (tests/conformance): graph cases on TF (resources family, built in _resource_cases.py) -------
+CONFORMANCE_FAMILY = "resources"
+_NO_GRADIENT = {  # ReadVariableOp and ResourceGather have gradients (tfops_py/gradients)
+    "ResourceGatherNd": "gradients with respect to resource variables: TF Python's (variables watched by "
+                        "tf.GradientTape, not in TF's C++ API); not ported yet"}
+family_cases("tfops_py.kernels.resources._resource_cases:build")
+for _op in ("VarHandleOp", "ReadVariableOp", "VarIsInitializedOp", "AssignVariableOp", "AssignAddVariableOp",
+            "AssignSubVariableOp", "DestroyResourceOp", "ResourceGather", "ResourceGatherNd", "DisableCopyOnRead",
+            "ResourceStridedSliceAssign", *(f"ResourceScatter{m}" for m in ("Add", "Sub", "Mul", "Div", "Min", "Max",
+                                                                              "Update")),
+            *(f"ResourceScatterNd{m}" for m in ("Add", "Sub", "Update", "Min", "Max"))):
+    conformance(_op, generate=False, no_gradient=_NO_GRADIENT.get(_op))
+divergence(("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "ReadVariableOp"),
+           when="a handle whose dtype and shape are known while building",
+           tf="the shape functions read them from the handle's data and refuse a mismatched update or read while "
+              "building (\"Shapes must be equal rank, but are 2 and 1\"; reads: \"Trying to read variable with wrong "
+              "dtype. Expected float got int32\", the variable's dtype first)",
+           ours="handles carry no shape data: the kernel refuses when the op runs, with TF's kernel's message "
+                "(\"Trying to read variable with wrong dtype. Expected int32 got float\", the requested dtype first)")

@@ -27,6 +27,7 @@ import contextlib
 import threading
 from typing import Any
 
+from tfops_py.conformance import conformance
 from tfops_py.errors import FailedPreconditionError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
@@ -204,3 +205,9 @@ def _is_variable_initialized(ctx: KernelContext, ref: Any) -> Any:
 
 
 __all__ = ["VariableRef", "locked", "ref_input", "uninitialized", "value_for_update", "variable_for_update"]
+
+
+# -- conformance (tests/conformance): graph cases on TF (resources family, built in _resource_cases.py) -------
+CONFORMANCE_FAMILY = "resources"
+for _op in ("Variable", "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized"):
+    conformance(_op, generate=False)

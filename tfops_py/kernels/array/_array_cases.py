@@ -1,32 +1,15 @@
-"""Golden values for the array ops (shape_ops, array_ops, fill_ops, slicing_ops), from TF 2.21.
+"""The array family's cases built from arrays: every op's edge cases (shape functions' and kernels' errors
+included), then a small valid call of each op on every dtype TF's CPU kernels take for it.
 
-    python tools/golden/array_ops.py        # writes tests/golden/array_ops.npz
-
-Each case is run three ways on TF (see ``tests/kernels/_array_oracle.py``): graph construction
-with Const inputs, graph construction with unknown-shape Placeholders (both give TF's shape
-function verdict and static shapes), and eager ``tf.raw_ops`` on the native CPU kernels (values or
-the kernel's error).  Inputs come from ``default_rng(case index)``, so the file is reproducible.
-bfloat16 and float8 arrays are stored as bits, strings as fixed-width bytes (``meta`` records the
-dtype of every array).
+Case ``k`` draws from ``default_rng(k)``: new cases go at the end.  Imported only when cases are made.
 """
 from __future__ import annotations
 
-import json
-import os
-import sys
-from pathlib import Path
+import ml_dtypes
+import numpy as np
 
-os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-import ml_dtypes  # noqa: E402
-import numpy as np  # noqa: E402
-
-from tests.kernels._array_oracle import (GOLDEN, Outcome, encode_array, encode_attrs, run_tf_eager,  # noqa: E402
-                                         run_tf_graph)
-from tfops_py.framework.dtypes import DT_INT64  # noqa: E402
+from tfops_py.conformance import CaseList
+from tfops_py.framework.dtypes import DT_INT64
 
 VALUE_TYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
                "bfloat16", "float32", "float64", "complex64", "complex128", "string"]
@@ -199,48 +182,65 @@ def _cases() -> list[tuple[str, object, dict]]:
     return c
 
 
-def _outcome(o: Outcome, arrays: dict, prefix: str) -> dict:
-    d: dict = {"error": o.error, "message": o.message, "at_build": o.at_build, "shapes": o.shapes}
-    if o.values is not None:
-        d["outputs"] = []
-        for k, v in enumerate(o.values):
-            stored, name = encode_array(v)
-            arrays[f"{prefix}_o{k}"] = stored
-            d["outputs"].append({"key": f"{prefix}_o{k}", "dtype": name})
-    return d
+# -- the value dtypes TF 2.21's CPU kernels take, per op (probed with tf.raw_ops) ----------------------------
+_BASE = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
+         "float32", "float64", "complex64", "complex128", "string"]
+_F8 = ["float8_e5m2", "float8_e4m3fn"]
+_I4 = ["int4", "uint4"]
+CPU_DTYPES: dict[str, list[str]] = {
+    **{op: _BASE + _F8 + _I4 for op in ("Shape", "ShapeN", "Size", "Rank", "Reshape", "ExpandDims", "Squeeze",
+                                         "Split")},
+    **{op: _BASE + _F8 for op in ("Transpose", "ConcatV2", "Pack", "Unpack", "Slice", "StridedSlice", "GatherV2")},
+    **{op: list(_BASE) for op in ("Fill", "ZerosLike", "Pad", "OneHot", "Select", "SelectV2")},
+    "OnesLike": [t for t in _BASE if t != "string"],
+    "Tile": [t for t in _BASE if t != "uint16"],
+    "Range": ["float16", "bfloat16", "float32", "float64", "int32", "int64"],
+}
 
 
-def main() -> None:
-    arrays: dict[str, np.ndarray] = {}
-    meta = []
+def typed(rng: np.random.Generator, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """Small random values of any dtype name above (float8 and int4 included)."""
+    if name == "string":
+        return np.array([b"v%d" % i for i in range(int(np.prod(shape)))], dtype=object).reshape(shape)
+    if name == "bool":
+        return rng.random(shape) < 0.5
+    dt = np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) and name not in np.sctypeDict \
+        else np.dtype(name)
+    if name in ("int4", "uint4") or dt.kind in "iu":
+        return rng.integers(0, 7, size=shape).astype(dt)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) + 1j).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def dtype_case(op: str, name: str) -> tuple[list, dict]:
+    """A small valid call of ``op`` on values of dtype ``name``."""
+    rng = np.random.default_rng(0)
+    x = typed(rng, (2, 3), name)
+    i = lambda v: np.asarray(v, np.int32)  # noqa: E731
+    scalar = typed(rng, (), name)
+    return {
+        "Shape": ([x], {}), "ShapeN": ([[x, x]], {}), "Size": ([x], {}), "Rank": ([x], {}),
+        "Reshape": ([x, i([3, -1])], {}), "ExpandDims": ([x, i(1)], {}), "Squeeze": ([x[:1]], {}),
+        "Split": ([i(1), x], {"num_split": 3}), "Transpose": ([x, i([1, 0])], {}),
+        "ConcatV2": ([[x, x[:, :1]], i(1)], {}), "Pack": ([[x, x]], {"axis": 1}), "Unpack": ([x], {"num": 2}),
+        "Slice": ([x, i([0, 1]), i([2, -1])], {}), "StridedSlice": ([x, i([1, -1]), i([0, 0]), i([-1, -2])], {}),
+        "GatherV2": ([x, i([2, 0, 0]), i(1)], {}), "Fill": ([i([2, 2]), scalar], {}), "ZerosLike": ([x], {}),
+        "OnesLike": ([x], {}), "Pad": ([x, i([[1, 0], [0, 2]])], {}),
+        "OneHot": ([i([0, 2, -1]), i(3), scalar, typed(rng, (), name)], {}),
+        "Select": ([np.array([True, False]), x, typed(rng, (2, 3), name)], {}),
+        "SelectV2": ([np.array([True, False, True]), x, scalar], {}), "Tile": ([x, i([2, 1])], {}),
+        "Range": ([np.asarray(v).astype(x.dtype) for v in (1, 4, 0.5 if x.dtype.kind == "f" or
+                                                            x.dtype.kind == "V" else 1)], {}),
+    }[op]
+
+
+def build(out: CaseList) -> None:
     counts: dict[str, int] = {}
-    for n, (op, build, attrs) in enumerate(_cases()):
-        rng = np.random.default_rng(n)
-        inputs = build(rng)  # type: ignore[operator]
-        refs: list = []
-        for j, x in enumerate(inputs):
-            if isinstance(x, list):
-                sub = []
-                for k, v in enumerate(x):
-                    stored, name = encode_array(v)
-                    arrays[f"c{n}_i{j}_{k}"] = stored
-                    sub.append({"key": f"c{n}_i{j}_{k}", "dtype": name})
-                refs.append(sub)
-            else:
-                stored, name = encode_array(x)
-                arrays[f"c{n}_i{j}"] = stored
-                refs.append({"key": f"c{n}_i{j}", "dtype": name})
+    for op, make, attrs in _cases():
         counts[op] = counts.get(op, 0) + 1
-        meta.append({
-            "id": f"{op}-{counts[op]}", "op": op, "inputs": refs, "attrs": encode_attrs(attrs),
-            "graph": {m: _outcome(run_tf_graph(op, inputs, attrs, m), arrays, f"c{n}_{m}") for m in ("const", "feed")},
-            "eager": _outcome(run_tf_eager(op, inputs, attrs), arrays, f"c{n}_e"),
-        })
-    arrays["meta"] = np.asarray(json.dumps(meta))
-    GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(GOLDEN, **arrays)
-    print(f"wrote {GOLDEN} ({GOLDEN.stat().st_size} bytes, {len(meta)} cases)")
-
-
-if __name__ == "__main__":
-    main()
+        out.add(op, make(out.rng()), attrs, compare="exact", id=f"{op}/{counts[op]}")  # type: ignore[operator]
+    for op, names in CPU_DTYPES.items():
+        for name in names:
+            inputs, attrs = dtype_case(op, name)
+            out.add(op, inputs, attrs, compare="exact", id=f"{op}/dtype/{name}")
