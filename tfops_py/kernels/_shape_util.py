@@ -133,6 +133,14 @@ def shape_from_shape_tensor(ctx: InferenceContext, i: int) -> PartialTensorShape
     return PartialTensorShape(dims)
 
 
+def check_scalar_inputs(ctx: InferenceContext, names: tuple[str, ...]) -> None:
+    """The first ``len(names)`` inputs have rank 0 where known (TF names the input: ``for 'start'``)."""
+    for i, name in enumerate(names):
+        shape = ctx.input(i)
+        if not shape.unknown_rank() and shape.dims() != 0:
+            ctx.invalid_argument(f"Shape must be rank 0 but is rank {shape.dims()}\n\t for '{name}'")
+
+
 def scalar_input(ctx: InferenceContext, i: int) -> int | None:
     """The value of a constant scalar input (``Input must be scalar`` otherwise), or None."""
     value = ctx.input_tensor(i)

@@ -11,7 +11,8 @@ from tfops_py.framework.dtypes import DT_HALF, DT_INT64, DT_STRING, DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
 from tfops_py.kernels._common import unchanged_shape
-from tfops_py.kernels._shape_util import INT64_MAX, dim_from_scalar_input, host_ints, shape_from_shape_tensor
+from tfops_py.kernels._shape_util import (INT64_MAX, check_scalar_inputs, dim_from_scalar_input, host_ints,
+                                          shape_from_shape_tensor)
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
 CONFORMANCE_FAMILY = "array_ops"
@@ -150,10 +151,7 @@ def range_size(start: Any, limit: Any, delta: Any) -> float | int:
 
 @register_shape("Range")
 def _range_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    for i, name in enumerate(("start", "limit", "delta")):
-        s = ctx.input(i)
-        if not s.unknown_rank() and s.dims() != 0:
-            ctx.invalid_argument(f"Shape must be rank 0 but is rank {s.dims()}\n\t for '{name}'")
+    check_scalar_inputs(ctx, ("start", "limit", "delta"))
     values = [ctx.input_tensor(i) for i in range(3)]
     if any(v is None for v in values):
         return [PartialTensorShape([-1])]

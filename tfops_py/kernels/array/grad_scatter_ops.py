@@ -1,4 +1,5 @@
-"""Index-driven ops of gradient graphs: UnsortedSegmentSum, DynamicStitch, GatherNd and the scatter-adds.
+"""Index-driven ops of gradient graphs: DynamicStitch, GatherNd and the scatter-adds (UnsortedSegmentSum is a
+math op: kernels/math/segment_ops.py).
 
 ScatterNd, TensorScatterAdd and ScatterNdNonAliasingAdd (the gradient of TensorScatterUpdate and
 friends); the last two differ only in their checks' wording, as in TF.
@@ -26,7 +27,7 @@ from tfops_py.conformance import conformance, divergence
 from tfops_py.framework.dtypes import DT_BOOL, DT_INT64
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
-from tfops_py.kernels._shape_util import dim_from_scalar_input, merge_dim, merge_shapes, shape_from_shape_tensor
+from tfops_py.kernels._shape_util import merge_dim, merge_shapes, shape_from_shape_tensor
 from tfops_py.kernels.array.fill_ops import checked_shape, zeros_of
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
@@ -87,51 +88,6 @@ def _register_both(op: str, impl: Callable[..., Any]) -> None:
     """A generic kernel and a NumPy one, differing only in the scatter primitive."""
     register_kernel(op)(lambda ctx, *args: impl(ctx, _scatter_generic, *args))
     register_kernel(op, backend="numpy")(lambda ctx, *args: impl(ctx, _scatter_numpy, *args))
-
-
-# -- UnsortedSegmentSum ---------------------------------------------------------------------------------
-@register_shape("UnsortedSegmentSum")
-def _unsorted_segment_sum_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    ctx.with_rank(ctx.input(2), 0)
-    data, ids = ctx.input(0), ctx.input(1)
-    if ids.unknown_rank():
-        return [unknown_shape()]
-    merge_prefix(ctx, data, ids)
-    num = dim_from_scalar_input(ctx, 2)
-    if data.unknown_rank():
-        return [unknown_shape()]
-    return [PartialTensorShape([num] + list(data.as_tuple()[ids.dims():]))]
-
-
-def _unsorted_segment_sum(ctx: KernelContext, scatter: Scatter, data: Any, segment_ids: Any,
-                          num_segments: Any) -> Any:
-    n = ctx.host(num_segments)
-    if n.ndim != 0:
-        ctx.invalid_argument(f"num_segments should be a scalar, not shape {format_shape(n.shape)}")
-    ds, ids_shape = tuple(data.shape), tuple(segment_ids.shape)
-    if ds[:len(ids_shape)] != ids_shape:
-        ctx.invalid_argument(f"data.shape = {format_shape(ds)} does not start with segment_ids.shape = "
-                             f"{format_shape(ids_shape)}")
-    rows = int(n)
-    if rows < 0:
-        ctx.invalid_argument(f"Input num_segments == {rows} must not be negative.")
-    inner = ds[len(ids_shape):]
-    dt = ctx.output_dtypes[0]
-    if math.prod(ds) == 0 or rows == 0 and not ids_shape:
-        return zeros_of(ctx, (rows,) + inner, dt)
-    xp = ctx.xp
-    ids = xp.reshape(xp.astype(segment_ids, ctx.dtype(DT_INT64)), (-1,))
-    if bool(xp.any(ids >= rows)):
-        flat = ctx.host(ids)
-        first = int(np.flatnonzero(flat >= rows)[0])
-        ctx.invalid_argument(f"segment_ids{slice_debug_string(ids_shape, first)} = {flat[first]} is out of range "
-                             f"[0, {rows})")
-    k = math.prod(inner)
-    out = scatter(ctx, zeros_of(ctx, (rows, k), dt), ids, ids >= 0, xp.reshape(data, (ids.shape[0], k)))
-    return xp.reshape(out, (rows,) + inner)  # negative ids are dropped, as in TF
-
-
-_register_both("UnsortedSegmentSum", _unsorted_segment_sum)
 
 
 # -- DynamicStitch ---------------------------------------------------------------------------------------
@@ -404,8 +360,7 @@ register_shape("ScatterNdNonAliasingAdd")(_tensor_scatter_shape)
 # -- conformance (tests/conformance) -------------------------------------------------------------------------
 # Index relations (segment ids, stitch indices, index depths) are spelled out by the golden cases of
 # tfops_py/kernels/nn/_grad_cases.py; tests/kernels/test_grad_support_ops.py draws live ones.
-for _op in ("UnsortedSegmentSum", "DynamicStitch", "GatherNd", "ScatterNd", "TensorScatterAdd",
-            "ScatterNdNonAliasingAdd"):
+for _op in ("DynamicStitch", "GatherNd", "ScatterNd", "TensorScatterAdd", "ScatterNdNonAliasingAdd"):
     conformance(_op, generate=False, no_gradient={
         "TensorScatterAdd": "TF Python only (not in TF's C++ API); not ported yet",
         "DynamicStitch": "TF's C++ API has one (a Gather of the incoming gradient per data input); not ported yet",

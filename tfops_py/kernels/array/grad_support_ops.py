@@ -1,8 +1,9 @@
-"""Ops that gradient graphs are built from: shape plumbing, reversal, padding, scans and scatters.
+"""Ops that gradient graphs are built from: shape plumbing, reversal and padding.
 
 BroadcastGradientArgs, ConcatOffset, InvertPermutation, StridedSliceGrad, BroadcastTo, SplitV,
-ReverseV2, PadV2, MirrorPad, MirrorPadGrad and Cumsum.  The index-driven ones (UnsortedSegmentSum,
-DynamicStitch, GatherNd, ScatterNd, TensorScatterAdd) are in ``grad_scatter_ops``.
+ReverseV2, PadV2, MirrorPad and MirrorPadGrad.  The index-driven ones (DynamicStitch, GatherNd,
+ScatterNd, TensorScatterAdd) are in ``grad_scatter_ops``; Cumsum and UnsortedSegmentSum are math ops
+(``kernels/math/scan_ops.py``, ``segment_ops.py``).
 
 Checks and messages are TF 2.21's CPU kernels', run at build time where the shape function
 knows enough.  Shape-like inputs (shapes, axes, paddings, permutations, stitch indices) are
@@ -16,10 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from tfops_py.conformance import BOOL, axis_of, conformance, divergence, values
+from tfops_py.conformance import axis_of, conformance, divergence, values
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
-from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._typing import Fail
 from tfops_py.kernels._shape_util import (add_dim, axis_from_scalar_input, host_ints, merge_dim,
                                           shape_from_shape_tensor, subtract_dim, with_value)
@@ -486,39 +486,6 @@ def _mirror_pad_grad(ctx: KernelContext, input: Any, paddings: Any) -> Any:  # n
     return x
 
 
-# -- Cumsum ----------------------------------------------------------------------------------------------
-def _scan_axis(fail: Fail, axis: int, rank: int) -> int:
-    canonical = axis + rank if axis < 0 else axis
-    if not 0 <= canonical < rank:
-        fail(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {canonical}")
-    return canonical
-
-
-@register_shape("Cumsum")
-def _cumsum_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    axis = _values(ctx, 1)
-    if axis is not None and len(axis) == 1 and not ctx.input(0).unknown_rank():
-        _scan_axis(ctx.invalid_argument, axis[0], ctx.input(0).dims())
-    return unchanged_shape(ctx)
-
-
-@register_kernel("Cumsum")
-def _cumsum(ctx: KernelContext, x: Any, axis: Any) -> Any:
-    a = ctx.host(axis)
-    if a.ndim != 0:
-        ctx.invalid_argument(f"ScanOp: axis must be a scalar, not {format_shape(a.shape)}")
-    ax = _scan_axis(ctx.invalid_argument, int(a), x.ndim)
-    xp = ctx.xp
-    exclusive, reverse = ctx.attrs["exclusive"], ctx.attrs["reverse"]
-    if reverse:
-        x = xp.flip(x, axis=ax)
-    with np.errstate(all="ignore"):  # integer wrap-around and inf - inf are TF's results too
-        out = xp.cumulative_sum(x, axis=ax, dtype=x.dtype, include_initial=exclusive)
-    if exclusive:
-        out = out[_axis_slice(x.ndim, ax, 0, x.shape[ax])]
-    return xp.flip(out, axis=ax) if reverse else out
-
-
 # -- conformance (tests/conformance) -------------------------------------------------------------------------
 # Inputs related in ways the golden cases of tfops_py/kernels/nn/_grad_cases.py spell out (shape vectors that
 # broadcast, offsets of a concatenation, slices and their gradients …); tests/kernels/test_grad_support_ops.py
@@ -529,7 +496,6 @@ for _op in ("BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "Strid
                 no_gradient="second-order: TF Python only (not in TF's C++ API); not ported yet"
                 if _op == "StridedSliceGrad" else None)
 conformance("ReverseV2", tensor=values(specials=True), axis=axis_of("tensor", vector=True))
-conformance("Cumsum", x=values(), axis=axis_of("x"), exclusive=BOOL, reverse=BOOL, compare="acc")
 
 divergence(("BroadcastGradientArgs", "ConcatOffset", "InvertPermutation", "MirrorPad"), when="constant inputs",
            tf="fail when run", ours="fail at build time with the kernel's message")

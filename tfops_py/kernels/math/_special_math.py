@@ -1,7 +1,8 @@
-"""Erf, Erfc, Lgamma and Digamma written against the array API standard (which has none of them).
+"""Erf, Erfc, Lgamma and Digamma written against the array API standard (which has none of them), and
+the float32 Erf of the NumPy backend.
 
-TF 2.21 computes these with Eigen (erf, erfc, digamma) and glibc (lgamma).  NumPy has no vectorized
-erf or lgamma and SciPy is not a dependency, so they are built here from ``+ - * /``, ``exp``,
+TF 2.21 computes these with Eigen (erf, erfc, digamma) and glibc (lgamma).  The array API has no erf or
+lgamma (and SciPy serves NumPy only), so the generic kernels build them from ``+ - * /``, ``exp``,
 ``log``, ``log1p``, ``sin``, ``tan``, ``floor``/``round``, ``clip`` and ``where`` only: no Python loop
 over elements, and the same code runs on NumPy, CuPy or any array-API namespace.
 
@@ -21,6 +22,11 @@ over elements, and the same code runs on NumPy, CuPy or any array-API namespace.
 float32, half and bfloat16 erf/erfc/lgamma are computed in float64 and rounded once (erf/erfc
 with shorter polynomials there).
 
+``erf_float32`` (NumPy float32 Erf): SciPy's erf runs ~15x slower than TF's vectorized float kernel, so
+float32 uses ``x P(x^2) / Q(x^2)`` on [-4, 4] (degrees 6 and 5, a near-minimax fit made by
+tools/special/fit_erf_float32.py; relative error 2e-9 in exact arithmetic, 3.8e-7 evaluated in float32,
+measured over 2 million points), evaluated in float32 on cache-sized blocks on every core.
+
 The polynomial coefficients are degree n-1 Chebyshev interpolants (n Chebyshev points of the first
 kind, mpmath at 50 digits, converted to the monomial basis of the interval's own variable) of
 ``erfcx(x) = exp(x^2) erfc(x)``, ``lgamma(2 + z) / z`` and ``erf(x) / x``; the recipe is in
@@ -29,7 +35,12 @@ docs/ops/math_ops.md.  Stirling's and the digamma series' coefficients are Berno
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
+
+from tfops_py.kernels._parallel import parallel_for
 
 # erfcx on x in [0.5, inf): s = 2 (t - T0) / (1 - T0) - 1 with t = (x - K) / (x + K), n = 22.
 _K = 3.75
@@ -213,3 +224,51 @@ def digamma(xp: Any, x: Any) -> Any:
     y -= w
     y = xp.where(neg, y - reflection, y)
     return xp.where(pole, math.nan, y)
+
+
+# erf(x) ~ x P(x^2) / Q(x^2) on [-4, 4] (tools/special/fit_erf_float32.py); |x| >= 4 rounds to +-1 in float32.
+_ERF32_P = (1.1283791693683518, 0.1852027118679243, 0.05431680941162346, 0.0038495862424748123,
+            0.00037960703656879645, 4.684742625898502e-06, -1.3202027985552649e-08)
+_ERF32_Q = (1.0, 0.497465043648266, 0.11395817529049246, 0.015462032143234728, 0.001307562257053482,
+            6.311023596395704e-05)
+_ERF32_BLOCK = 1 << 16  # elements per block: the temporaries stay in cache
+_ERF32_ONE = np.float32(3.84)  # float32 erf is 1 from 3.8325 on
+
+
+def _erf32_block(x: np.ndarray, out: np.ndarray) -> None:
+    """Past |x| = 3.84 (where erf rounds to +-1) P/Q may overflow to NaN: those lanes become +-1 at the end."""
+    xc = x
+    u = xc * xc
+    p = u * np.float32(_ERF32_P[-1])
+    p += np.float32(_ERF32_P[-2])
+    for c in reversed(_ERF32_P[:-2]):
+        p *= u
+        p += np.float32(c)
+    q = u * np.float32(_ERF32_Q[-1])
+    q += np.float32(_ERF32_Q[-2])
+    for c in reversed(_ERF32_Q[:-2]):
+        q *= u
+        q += np.float32(c)
+    p *= xc
+    np.divide(p, q, out=out)
+    np.copysign(np.float32(1), x, out=out, where=np.abs(x) >= _ERF32_ONE)  # erf rounds to +-1 there
+
+def blockwise(block_fn: Callable[[np.ndarray, np.ndarray], None], x: np.ndarray, dtype: Any,
+              block: int = _ERF32_BLOCK) -> np.ndarray:
+    """``block_fn(x_block, out_block)`` over cache-sized blocks of ``x`` (as ``dtype``), on every core."""
+    flat = np.ascontiguousarray(x, dtype=dtype).reshape(-1)
+    out = np.empty_like(flat)
+
+    def run(start: int, stop: int) -> None:
+        with np.errstate(all="ignore"):  # per thread: the error state does not cross threads
+            for s in range(start, stop, block):
+                e = min(stop, s + block)
+                block_fn(flat[s:e], out[s:e])
+
+    parallel_for(run, flat.size, min_size=block)
+    return out.reshape(np.shape(x))
+
+
+def erf_float32(x: np.ndarray) -> np.ndarray:
+    """erf of a float32 NumPy array (NaN stays NaN, +-inf gives +-1), on every core."""
+    return blockwise(_erf32_block, x, np.float32)

@@ -1,10 +1,12 @@
-"""Sum, Mean, Max, Min, Prod and ArgMax with TF's axis checks and dtype rules.
+"""Sum, Mean, Max, Min, Prod, All, Any, EuclideanNorm, ArgMax and ArgMin with TF's axis checks and dtype rules.
 
 ``reduction_indices`` may be any int32/int64 tensor (scalar, vector, empty; negative axes
 count from the end).  Outputs keep the input's dtype: integer sums and products wrap like
 TF's, integer Mean sums in 64 bits and divides toward zero, half and bfloat16 accumulate
 in float.  An empty reduction gives the reducer's identity (Max: lowest, Min: highest,
-Mean: NaN for real floats, 0 for integers and complex).
+Mean: NaN for real floats, 0 for integers and complex, All: true, Any: false).
+EuclideanNorm is ``sqrt(sum(x * conj(x)))`` with the sum of squares in the type (integers
+wrap, and their square root is truncated as C++'s ``static_cast`` of ``std::sqrt`` does).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from tfops_py.kernels._common import compute_dtype, dtype_limits, trunc_divide
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
 CONFORMANCE_FAMILY = "math_ops"
-REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod")
+REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm")
 _SIGNED_KINDS = "i"
 
 
@@ -115,7 +117,33 @@ def _extremum(reducer: str) -> Any:
     return kernel
 
 
-_IMPLS = {"Sum": _sum, "Mean": _mean, "Prod": _prod, "Max": _extremum("max"), "Min": _extremum("min")}
+def _logical(reducer: str) -> Any:
+    def kernel(ctx: KernelContext, x: Any, axes: tuple[int, ...], keep: bool) -> Any:
+        return getattr(ctx.xp, reducer)(x, axis=axes, keepdims=keep)  # empty: all -> true, any -> false
+
+    return kernel
+
+
+def _euclidean_norm(ctx: KernelContext, x: Any, axes: tuple[int, ...], keep: bool) -> Any:
+    """``sqrt(sum(x conj(x)))``; the sum of squares in the type (integers wrap, float32 squares may overflow)."""
+    xp, dt = ctx.xp, ctx.output_dtypes[0]
+    if dt.is_complex:
+        squares = xp.real(x) * xp.real(x) + xp.imag(x) * xp.imag(x)
+        return xp.astype(xp.sqrt(xp.sum(squares, axis=axes, keepdims=keep)), x.dtype)
+    total = _sum(ctx, x * x, axes, keep)
+    if not dt.is_integer:
+        return xp.sqrt(total) if compute_dtype(dt) == dt else \
+            xp.astype(xp.sqrt(xp.astype(total, ctx.dtype(compute_dtype(dt)))), total.dtype)
+    f64 = ctx.dtype(DataType.DT_DOUBLE)
+    negative = total < 0 if dt.numpy_dtype.kind in _SIGNED_KINDS else xp.zeros(total.shape, dtype=xp.bool)
+    root = xp.astype(xp.sqrt(xp.astype(xp.where(negative, xp.zeros_like(total), total), f64)), total.dtype)
+    # sqrt of a wrapped-negative sum is NaN; C++'s cast of NaN gives INT_MIN (0 once narrowed to 8/16 bits)
+    nan_as = dtype_limits(dt)[0] if dt.numpy_dtype.itemsize >= 4 else 0
+    return xp.where(negative, xp.full_like(root, nan_as), root)
+
+
+_IMPLS = {"Sum": _sum, "Mean": _mean, "Prod": _prod, "Max": _extremum("max"), "Min": _extremum("min"),
+          "All": _logical("all"), "Any": _logical("any"), "EuclideanNorm": _euclidean_norm}
 
 
 def _reduction_kernel(impl: Any) -> Any:
@@ -143,7 +171,7 @@ def _arg_axis(ctx: Any, dim: int, dims: tuple[int, ...]) -> int:
     return axis
 
 
-@register_shape("ArgMax")
+@register_shape("ArgMax", "ArgMin")
 def _arg_max_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     """TF's shape function: a scalar for rank <= 1, the range of a constant dimension checked (emptiness is
     the kernel's to report)."""
@@ -166,23 +194,31 @@ def _arg_max_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     return [PartialTensorShape([n for i, n in enumerate(x.as_tuple()) if i != axis])]
 
 
-@register_kernel("ArgMax")
-def _arg_max(ctx: KernelContext, x: Any, dimension: Any) -> Any:
-    """First index of the largest value; NaN never wins (an all-NaN or all--inf slice gives 0), as TF."""
-    xp = ctx.xp
-    dim = ctx.host(dimension)
-    if dim.ndim != 0:
-        ctx.invalid_argument(f"dim must be a scalar, but received tensor of shape: {format_shape(dim.shape)}")
-    axis = _arg_axis(ctx, int(dim), tuple(x.shape))
-    dt = ctx.input_dtypes[0]
-    if dt == DataType.DT_BOOL:
-        x = xp.astype(x, ctx.dtype(DataType.DT_UINT8))
-    elif dt.is_floating:
-        if compute_dtype(dt) != dt:
-            x = xp.astype(x, ctx.dtype(compute_dtype(dt)))
-        lowest = dtype_limits(dt)[0]
-        x = xp.where(x >= lowest, x, lowest)  # TF starts from (index 0, lowest) and takes strictly greater
-    return xp.astype(xp.argmax(x, axis=axis), ctx.dtype(ctx.output_dtypes[0]))
+def _arg_extremum(largest: bool) -> Any:
+    def kernel(ctx: KernelContext, x: Any, dimension: Any) -> Any:
+        """First index of the largest (smallest) value; NaN never wins (an all-NaN slice gives 0), as TF."""
+        xp = ctx.xp
+        dim = ctx.host(dimension)
+        if dim.ndim != 0:
+            ctx.invalid_argument(f"dim must be a scalar, but received tensor of shape: {format_shape(dim.shape)}")
+        axis = _arg_axis(ctx, int(dim), tuple(x.shape))
+        dt = ctx.input_dtypes[0]
+        if dt == DataType.DT_BOOL:
+            x = xp.astype(x, ctx.dtype(DataType.DT_UINT8))
+        elif dt.is_floating:
+            if compute_dtype(dt) != dt:
+                x = xp.astype(x, ctx.dtype(compute_dtype(dt)))
+            # TF starts from (index 0, lowest) and takes strictly greater values (ArgMin: highest, smaller)
+            lowest, highest = dtype_limits(dt)
+            x = xp.where(x >= lowest, x, lowest) if largest else xp.where(x <= highest, x, highest)
+        found = xp.argmax(x, axis=axis) if largest else xp.argmin(x, axis=axis)
+        return xp.astype(found, ctx.dtype(ctx.output_dtypes[0]))
+
+    return kernel
+
+
+register_kernel("ArgMax")(_arg_extremum(largest=True))
+register_kernel("ArgMin")(_arg_extremum(largest=False))
 
 
 # -- conformance (tests/conformance) ------------------------------------------------------------------------
@@ -194,14 +230,19 @@ for _op in ("Max", "Min"):
                 compare="acc", live=20)
 conformance("Prod", input=uniform(-2, 2), reduction_indices=reduction_axes("input"), keep_dims=BOOL,
             compare="acc", live=20)
-conformance("ArgMax", input=values(specials=True), dimension=axis_of("input", out_of_range=True), live=80,
-            no_gradient="not differentiable: TF Python's gradient is None, TF's C++ API registers none")
+for _op in ("ArgMax", "ArgMin"):
+    conformance(_op, input=values(specials=True), dimension=axis_of("input", out_of_range=True), live=80,
+                no_gradient="not differentiable: TF Python's gradient is None, TF's C++ API registers none")
+for _op in ("All", "Any"):
+    conformance(_op, input=values(), reduction_indices=reduction_axes("input"), keep_dims=BOOL, live=20)
+conformance("EuclideanNorm", input=values(specials=True), reduction_indices=reduction_axes("input"), keep_dims=BOOL,
+            compare="acc", live=20)
 
-divergence("ArgMax", when="an int16 `dimension`",
+divergence(("ArgMax", "ArgMin"), when="an int16 `dimension`",
            tf="reads it as a wider integer (uninitialised bytes: spurious out-of-range errors at build and run time)",
            ours="reads the int16 value", dtypes={"Tidx": (DataType.DT_INT16,)})
 
-divergence(("Sum", "Mean", "Prod"), when="half / bfloat16",
+divergence(("Sum", "Mean", "Prod", "EuclideanNorm"), when="half / bfloat16",
            tf="accumulate in the type (a tree of half additions)",
            ours="accumulate in float: more accurate; results can differ by a few ulps, and where a half intermediate "
                 "overflows TF gives inf (`Mean([60000, 60000, 1])`)")

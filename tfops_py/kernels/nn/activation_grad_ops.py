@@ -107,6 +107,7 @@ _OUTPUT_GRADS: dict[str, Formula] = {
         lambda xp, y, dy, c: typed(-0.5, dy) * (dy * _conj(xp, y, c)) * (_conj(xp, y, c) * _conj(xp, y, c))),
     "ReciprocalGrad": _dy_zero_is_zero(lambda xp, y, dy, c: -dy * _conj(xp, y, c) * _conj(xp, y, c)),
 }
+_OUTPUT_GRADS["InvGrad"] = _OUTPUT_GRADS["ReciprocalGrad"]  # TF's deprecated name for the same functor
 
 
 # -- shape functions ----------------------------------------------------------------------------------
@@ -178,7 +179,7 @@ for _name in _ACTIVATION_GRADS:
                 no_gradient=None if _name == "LeakyReluGrad" else
                 "second-order: TF Python only (not in TF's C++ API); not ported yet",
                 **({"alpha": _ALPHAS} if _name == "LeakyReluGrad" else {}))
-for _name in _OUTPUT_GRADS:
+for _name in (n for n in _OUTPUT_GRADS if n != "InvGrad"):  # InvGrad: declared with its gradient, math_extra_ops
     conformance(_name, y=_ANY, dy=_ANY, live=16,
                 no_gradient="second-order: TF Python only (not in TF's C++ API); not ported yet")
 

@@ -19,7 +19,7 @@ from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
 from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._shape_util import merge_shapes
-from tfops_py.kernels.array.grad_scatter_ops import _unsorted_segment_sum_shape as unsorted_segment_shape
+from tfops_py.kernels.math.segment_ops import unsorted_segment_shape
 from tfops_py.kernels.math.reduction_ops import _reduction_shape as reduction_shape
 from tfops_py.kernels.registry import KernelContext, register_kernel
 from tfops_py.kernels.strings._text import (attr_bytes, flat_strings, map_strings, string_array,
