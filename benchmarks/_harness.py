@@ -52,3 +52,14 @@ def header(width: int) -> str:
 def row(name: str, t: Timing, width: int) -> str:
     return (f"{name:{width}s} {t.ours_ms:9.3f} {t.tf_ms:9.3f} {t.ratio:6.2f}   "
             f"{t.ours_min_ms:9.3f} {t.tf_min_ms:9.3f} {t.min_ratio:6.2f}")
+
+
+def kernel_session(root, **kwargs):
+    """A ClientSession for timing kernels on constant inputs: constant folding off (it would evaluate
+    the op once, when the plan is built, and every timed Run would only return the folded result)."""
+    from tfops_py import ClientSession
+    from tfops_py.client.session_options import ConfigProto, GraphOptions, RewriterConfig, SessionOptions
+
+    options = SessionOptions(config=ConfigProto(graph_options=GraphOptions(
+        RewriterConfig(constant_folding=RewriterConfig.OFF))))
+    return ClientSession(root, options, **kwargs)

@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tfops_py import ClientSession, Scope, ops
+from tfops_py import Scope, ops
 from tfops_py.framework.dtypes import as_datatype
-from _harness import header, row, time_pair  # noqa: E402
+from _harness import header, kernel_session, row, time_pair  # noqa: E402
 
 Case = tuple[str, Callable[..., object], str, list[np.ndarray], dict]
 
@@ -74,7 +74,7 @@ def _pair(op_class, tf_name: str, inputs: list, attrs: dict) -> tuple[Callable[[
     args = [[placeholder(v) for v in x] if isinstance(x, list) else placeholder(x) for x in inputs]
     node = op_class(root, *args, **attrs)
     fetches = [node.operation.output(i) for i in range(node.operation.num_outputs())]
-    sess = ClientSession(root)
+    sess = kernel_session(root)
     tf_args = {k: [tf.constant(v) for v in x] if isinstance(x, list) else tf.constant(x)
                for k, x in zip(_TF_KEYS[tf_name], inputs)}
     raw = getattr(tf.raw_ops, tf_name)

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tfops_py import ClientSession, DT_FLOAT, Scope, ops
-from _harness import header, row, time_pair  # noqa: E402
+from tfops_py import DT_FLOAT, Scope, ops
+from _harness import header, kernel_session, row, time_pair  # noqa: E402
 
 SHAPE_NHWC = (32, 56, 56, 64)
 SHAPE_NCHW = (32, 64, 56, 56)
@@ -51,7 +51,7 @@ def _case(op: str, fmt: str, is_training: bool) -> tuple[Callable[[], object], C
         tf_in = dict(x=x, scale=scale, offset=offset, mean=mean, variance=var)
         feeds_of = ("x", "scale", "offset", "mean", "var")
     fetches = [node.operation.output(i) for i in range(3)]
-    sess = ClientSession(root)
+    sess = kernel_session(root)
     arrays = {"x": x, "dy": dy, "scale": scale, "offset": offset, "mean": mean, "var": var}
     feeds = {ph[k]: arrays[k] for k in feeds_of}
 

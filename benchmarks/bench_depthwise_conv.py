@@ -24,9 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from tfops_py import ClientSession, Scope, ops  # noqa: E402
+from tfops_py import Scope, ops  # noqa: E402
 from tfops_py.kernels.nn import _depthwise_conv_impl as impl  # noqa: E402
-from _harness import time_pair  # noqa: E402
+from tfops_py.kernels._parallel import budget, threads  # noqa: E402
+from _harness import kernel_session, time_pair  # noqa: E402
 
 H, W, C, K, M = 56, 56, 64, 3, 1
 
@@ -46,7 +47,7 @@ def cases(n: int, stride: int):
     y = ops.DepthwiseConv2dNative(root, xs, ws, strides, "SAME")
     dx = ops.DepthwiseConv2dNativeBackpropInput(root, np.array(x.shape, np.int32), ws, dys, strides, "SAME")
     dw = ops.DepthwiseConv2dNativeBackpropFilter(root, xs, np.array(w.shape, np.int32), dys, strides, "SAME")
-    sess = ClientSession(root)
+    sess = kernel_session(root)
     tx, tw, tdy = tf.constant(x), tf.constant(w), tf.constant(dy)
     raw = tf.raw_ops
     return [
@@ -63,16 +64,13 @@ def cases(n: int, stride: int):
 
 def one_thread_cpu_ms(fn, repeats: int) -> tuple[float, float]:
     """Best and median CPU time of ``fn`` with our kernels on one worker thread."""
-    threads, impl.NUM_THREADS = impl.NUM_THREADS, 1
-    try:
+    with budget(1):
         fn()
         cpu = []
         for _ in range(repeats):
             c0 = time.process_time()
             fn()
             cpu.append(time.process_time() - c0)
-    finally:
-        impl.NUM_THREADS = threads
     return 1e3 * min(cpu), 1e3 * statistics.median(cpu)
 
 
@@ -84,7 +82,7 @@ def main() -> None:
     parser.add_argument("--one-thread", action="store_true", help="also time ours on one thread (CPU time)")
     args = parser.parse_args()
     print(f"input [{args.batch}, {H}, {W}, {C}] float32, {K}x{K} filter, multiplier {M}, SAME; "
-          f"{impl.NUM_THREADS} worker threads")
+          f"{threads()} worker threads")
     extra = f" {'1thr_cpu':>9s} {'(median)':>9s}" if args.one_thread else ""
     print(f"{'name':20s} {'ours_ms':>8s} {'tf_ms':>8s} {'ratio':>6s}   {'ours_min':>8s} {'tf_min':>8s} {'ratio':>6s}"
           f"   {'ours_cpu':>8s} {'tf_cpu':>8s}{extra}")

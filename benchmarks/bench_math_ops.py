@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tfops_py import ClientSession, Scope, ops
+from tfops_py import Scope, ops
 from tfops_py.framework.dtypes import DataType, as_datatype
-from _harness import header, row, time_pair  # noqa: E402
+from _harness import header, kernel_session, row, time_pair  # noqa: E402
 
 rng = np.random.default_rng(0)
 
@@ -78,7 +78,7 @@ def _case(op: str, inputs: list, attrs: dict) -> tuple[Callable[[], object], Cal
         feeds[ph] = v
         args.append(ph)
     out = getattr(ops, op)(root, *args, **attrs).operation.output(0)
-    sess = ClientSession(root)
+    sess = kernel_session(root)
 
     raw = getattr(tf.raw_ops, op)
     names = list(inspect.signature(raw).parameters)

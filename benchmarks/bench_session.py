@@ -17,19 +17,21 @@ from tfops_py import DT_FLOAT, ClientSession, Scope, ops
 CHAIN = 1000
 
 
-def _time(fn, repeat: int = 7, number: int = 200) -> float:
-    """Median seconds per call."""
+def _time(fn, repeat: int = 7, number: int = 200) -> tuple[float, float]:
+    """Median seconds per call: (wall, process CPU time; the latter holds up when other work loads
+    the machine)."""
     fn()
-    samples = []
+    wall, cpu = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for _ in range(number):
             fn()
-        samples.append((time.perf_counter() - t0) / number)
-    return statistics.median(samples)
+        wall.append((time.perf_counter() - t0) / number)
+        cpu.append((time.process_time() - c0) / number)
+    return statistics.median(wall), statistics.median(cpu)
 
 
-def ours() -> dict[str, float]:
+def ours() -> dict[str, tuple[float, float]]:
     root = Scope.NewRootScope()
     x = ops.Placeholder(root, DT_FLOAT)
     one = ops.Identity(root, x)
@@ -45,7 +47,7 @@ def ours() -> dict[str, float]:
     }
 
 
-def tensorflow() -> dict[str, float] | None:
+def tensorflow() -> dict[str, tuple[float, float]] | None:
     try:
         import tensorflow as tf
     except ImportError:
@@ -69,12 +71,14 @@ def tensorflow() -> dict[str, float] | None:
 def main() -> None:
     a = ours()
     b = tensorflow()
-    print(f"{'graph':<18}{'ours_us':>10}{'tf_us':>10}{'ratio':>8}")
-    for k, v in a.items():
-        t = b[k] if b else float("nan")
-        print(f"{k:<18}{v * 1e6:>10.1f}{t * 1e6:>10.1f}{v / t:>8.2f}")
-    per_node = (a[f"{CHAIN}-node chain"] - a["1 node"]) / (CHAIN - 1)
-    print(f"fixed cost ~{a['1 node'] * 1e6:.1f} us/Run, ~{per_node * 1e6:.2f} us per extra node")
+    nan = (float("nan"), float("nan"))
+    print(f"{'graph':<18}{'ours_us':>10}{'tf_us':>10}{'ratio':>8}{'ours_cpu':>10}{'tf_cpu':>10}{'ratio':>8}")
+    for k, (v, vc) in a.items():
+        t, tc = b[k] if b else nan
+        print(f"{k:<18}{v * 1e6:>10.1f}{t * 1e6:>10.1f}{v / t:>8.2f}{vc * 1e6:>10.1f}{tc * 1e6:>10.1f}{vc / tc:>8.2f}")
+    for i, what in ((0, "wall"), (1, "CPU")):
+        per_node = (a[f"{CHAIN}-node chain"][i] - a["1 node"][i]) / (CHAIN - 1)
+        print(f"{what}: fixed cost ~{a['1 node'][i] * 1e6:.1f} us/Run, ~{per_node * 1e6:.2f} us per extra node")
 
 
 if __name__ == "__main__":

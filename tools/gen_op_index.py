@@ -96,7 +96,8 @@ def _array_api_missing(op: str) -> list[str]:
 
 
 def _held(t: DataType) -> bool:
-    return backend_holds("array_api_strict", "string" if t == DataType.DT_STRING else _np_name(t))
+    name = "string" if t == DataType.DT_STRING else _np_name(t)
+    return name != "invalid" and backend_holds("array_api_strict", name)  # quantized types have no NumPy dtype
 
 
 def _np_name(t: DataType) -> str:

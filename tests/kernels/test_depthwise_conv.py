@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.tf_oracle import require_tf, run_isolated
 from tfops_py import DT_DOUBLE, DT_FLOAT, DT_INT32, ClientSession, Scope, errors, ops
 from tfops_py.kernels.nn import _depthwise_conv_impl as impl
-from tfops_py.kernels._parallel import NUM_THREADS
+from tfops_py.kernels._parallel import threads
 from tfops_py.kernels.registry import find_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -248,7 +248,7 @@ def test_chunks_cover_every_row_once(n, rows, row_bytes):
         assert band * row_bytes + 2 * row_bytes <= impl.CHUNK_BYTES
     total = n * (rows + 2) * row_bytes
     if total >= impl.PARALLEL_BYTES:
-        assert len(chunks) >= min(2 * NUM_THREADS, n * rows)
+        assert len(chunks) >= min(2 * threads(), n * rows)
     elif total <= impl.CHUNK_BYTES:
         assert len(chunks) == 1
 

@@ -56,7 +56,31 @@ def is_function_call(node: Node, library: FunctionLibraryDefinition | None) -> b
 def kernel_for(node: Node, backend_name: str, library: FunctionLibraryDefinition | None) -> Any:
     if is_function_call(node, library):
         return find_kernel(FUNCTION_CALL_OP, backend_name)
-    return find_kernel(node.op, backend_name)
+    fn = find_kernel(node.op, backend_name)
+    if fn is not None and DataType.DT_STRING in node.output_types:
+        return _strings_as_arrays(fn)
+    return fn
+
+
+def _scalar_string(value: Any) -> Any:
+    if isinstance(value, (bytes, str)):
+        arr = np.empty((), dtype=object)
+        arr[()] = value
+        return arr
+    return value
+
+
+def _strings_as_arrays(fn: Any) -> Any:
+    """NumPy ufuncs on 0-d object arrays return the bare object (``np.add`` of two scalar strings is
+    ``bytes``): a kernel's string outputs are given back as 0-d object arrays."""
+
+    def run(ctx: KernelContext, *args: Any) -> Any:
+        result = fn(ctx, *args)
+        if isinstance(result, tuple):
+            return tuple(_scalar_string(r) for r in result)
+        return _scalar_string(result)
+
+    return run
 
 
 def check_runnable(nodes: Sequence[Node], where: dict[int, Any], library: FunctionLibraryDefinition | None) -> None:

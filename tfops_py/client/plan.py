@@ -8,9 +8,11 @@ freed after its last reader.  Anything else goes to the dataflow executor
 control flow (While, If, Case, function calls) runs inside kernels that call compiled
 function bodies, each itself a Plan, so TF2 graphs stay on the fast linear path.
 
-Extension points: ``build_plan`` is the one place a graph optimizer would rewrite the
-pruned node list before binding; ``Plan.run`` and the executor's loop call
-``StepContext.node_hook`` (if set) after every node, for a profiler.
+``build_plan`` is the one place the graph optimizer (``client/optimizer``) rewrites the pruned
+node list of a linear plan before binding; ``Plan.run`` and the executor's loop call
+``StepContext.node_hook`` (if set) after every node, for the profiler.  A linear plan fills
+Const slots once when it is built, and holds BLAS to one thread while it runs (the thread
+budget of ``kernels/_parallel.py``).
 """
 from __future__ import annotations
 
@@ -29,20 +31,31 @@ from tfops_py.framework.tensor import literal_to_array
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.client import binding
 from tfops_py.client.binding import CHECK_KERNELS, deref, flatten, kernel_error
+from tfops_py.client.optimizer import optimize
 from tfops_py.client.run_options import StepContext
-from tfops_py.kernels.registry import KernelContext
+from tfops_py.kernels._parallel import enter_run, exit_run
+from tfops_py.kernels.registry import KernelContext, find_kernel
 
 FeedSpec = tuple[DataType, PartialTensorShape, str]
 
 
 class _Step:
-    __slots__ = ("fn", "ctx", "in_slots", "groups", "out_slots", "flat", "free", "node", "deref")
+    __slots__ = ("fn", "ctx", "in_slots", "groups", "out_slots", "flat", "free", "node", "deref", "simple")
 
     def __init__(self, fn, ctx, in_slots, groups, out_slots, flat, node):
         self.fn, self.ctx, self.in_slots, self.groups = fn, ctx, in_slots, groups
         self.out_slots, self.flat, self.node = out_slots, flat, node
         self.free: tuple[int, ...] = ()
         self.deref: tuple[int, ...] = binding.ref_reads(node) if node is not None else ()
+        self.simple = not self.deref and groups is None  # plain inputs: the short path in Plan._execute
+
+
+_BLAS_WORDS = ("MatMul", "Conv", "Einsum", "Matrix", "Cholesky", "Qr", "Svd", "Lu", "Solve", "Eig", "_Fused")
+
+
+def _uses_blas(op_type: str) -> bool:
+    """Ops whose NumPy kernels call BLAS/LAPACK (and so may wake its spinning worker threads)."""
+    return any(w in op_type for w in _BLAS_WORDS)
 
 
 class Plan:
@@ -57,26 +70,43 @@ class Plan:
         self._steps = steps
         self._fetch_slots = fetch_slots
         self._num_slots = num_slots
+        self._initial: list[Any] = [None] * num_slots  # each run starts from these (Const values)
+        self.num_threads = 0  # threads a run may use (0: the process default)
+        self.holds_blas = any(_uses_blas(s.ctx.op_type) for s in steps)  # BLAS to one thread while it runs
+
+    def nodes(self) -> list[Node]:
+        """The nodes this plan runs, in order (after the graph optimizer)."""
+        return [s.node for s in self._steps if s.node is not None]
 
     def run(self, feed_values: Sequence[Any], step: StepContext | None = None) -> list[Any]:
         """Fetch values for user feed values (converted and checked against the fed tensors)."""
-        vals: list[Any] = [None] * self._num_slots
+        vals: list[Any] = list(self._initial)
         for slot, value, spec, out in zip(self._feed_slots, feed_values, self._feed_specs, self.feed_order):
             vals[slot] = convert_feed(self.backend, value, spec, out)
         return self._execute(vals, step)
 
     def call(self, args: Sequence[Any], step: StepContext | None = None) -> list[Any]:
         """Fetch values for argument values already of the right dtypes (a function body's plan)."""
-        vals: list[Any] = [None] * self._num_slots
+        vals: list[Any] = list(self._initial)
         for slot, value in zip(self._feed_slots, args):
             vals[slot] = value
         return self._execute(vals, step)
 
     def _execute(self, vals: list[Any], step: StepContext | None) -> list[Any]:
-        if step is not None and step.node_hook is not None:
-            return self._execute_hooked(vals, step)
+        token = enter_run(self.num_threads, self.holds_blas)
+        try:
+            if step is not None and (step.node_hook is not None or step.deadline):
+                return self._execute_hooked(vals, step)
+            return self._execute_fast(vals)
+        finally:
+            exit_run(token, self.holds_blas)
+
+    def _execute_fast(self, vals: list[Any]) -> list[Any]:
+        check = CHECK_KERNELS
         for s in self._steps:
-            if s.deref:
+            if s.simple:
+                args = [vals[i] for i in s.in_slots]
+            elif s.deref:
                 ins = [vals[i] for i in s.in_slots]
                 for k in s.deref:
                     ins[k] = deref(ins[k], s.ctx)
@@ -94,21 +124,21 @@ class Plan:
                 raise kernel_error(e, s.ctx) from e
             if s.flat:
                 vals[s.out_slots[0]] = result
-                if CHECK_KERNELS and s.node is not None:
+                if check and s.node is not None:
                     binding.check_outputs(s.node, s.ctx, [result])
             else:
                 flat = flatten(result)
                 for slot, value in zip(s.out_slots, flat):
                     if slot >= 0:
                         vals[slot] = value
-                if CHECK_KERNELS and s.node is not None:
+                if check and s.node is not None:
                     binding.check_outputs(s.node, s.ctx, flat)
             for slot in s.free:
                 vals[slot] = None
         return [deref(vals[i], None) for i in self._fetch_slots]
 
     def _execute_hooked(self, vals: list[Any], step: StepContext) -> list[Any]:
-        """The same loop, timing each node for ``step.node_hook``."""
+        """The same loop, timing each node for ``step.node_hook`` and checking the Run's deadline."""
         hook = step.node_hook
         for s in self._steps:
             ins = [vals[i] for i in s.in_slots]
@@ -127,8 +157,9 @@ class Plan:
             for slot, value in zip(s.out_slots, outs):
                 if slot >= 0:
                     vals[slot] = value
-            if s.node is not None:
-                hook(s.node, start, end, outs)  # type: ignore[misc]
+            if s.node is not None and hook is not None:
+                hook(s.node, start, end, outs)
+            step.check_deadline()
             for slot in s.free:
                 vals[slot] = None
         return [deref(vals[i], None) for i in self._fetch_slots]
@@ -197,17 +228,23 @@ def _topological(nodes: list[Node], position: dict[int, int]) -> list[int]:
 
 
 def build_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, ...], targets: tuple,
-               resources: dict[str, Any] | None = None, placer: Any = None, functions: Any = None) -> Any:
+               resources: dict[str, Any] | None = None, placer: Any = None, functions: Any = None,
+               config: Any = None) -> Any:
     """Compile a request into a :class:`Plan` or, with v1 control flow, a ``DataflowPlan``.
 
     ``resources`` is the session's state store handed to every kernel; ``placer``
     maps a node to the backend that runs it (default: ``backend`` for all);
     ``functions`` (a FunctionRuntime) compiles the library functions nodes run.
-    Values crossing backends get a transfer step at the boundary.
+    Values crossing backends get a transfer step at the boundary.  ``config`` (a ConfigProto)
+    sets the graph optimizer's passes and the run's thread budget.
     """
     feed_set = set(feeds)
     nodes = binding.needed_nodes(feed_set, fetches, targets)
-    where = {n.id: (placer.backend_for(n) if placer is not None else backend) for n in nodes}
+
+    def backend_for(n: Any) -> Any:
+        return placer.backend_for(n) if placer is not None else backend
+
+    where = {n.id: backend_for(n) for n in nodes}
     library = functions.library if functions is not None else None
     binding.check_runnable(nodes, where, library)
     if any(n.op in DATAFLOW_OPS for n in nodes):
@@ -215,6 +252,8 @@ def build_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, .
 
         return build_dataflow_plan(backend, feeds, fetches, nodes, where, resources, functions)
     nodes = _linear_order(nodes)
+    nodes, fetches = optimize(nodes, feed_set, fetches, targets, backend_for, config)  # type: ignore[assignment]
+    where.update((n.id, backend_for(n)) for n in nodes if n.id not in where)
 
     slots: dict[Output, int] = {}
     count = [0]
@@ -229,6 +268,7 @@ def build_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, .
         return slots[o]
 
     feed_order = list(feeds)
+    constants: dict[int, Any] = {}
     feed_slots = [slot(o) for o in feed_order]
     consumers_needed = {inp for n in nodes for inp in n.inputs} | set(fetches)
     steps: list[_Step] = []
@@ -263,10 +303,13 @@ def build_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, .
         fn = binding.kernel_for(n, nb.name, library)
         if hasattr(nb, "device_context"):
             fn = binding.in_device(fn, nb)
+        if n.op == "Const" and fn is find_kernel("Const", "*") and not n.control_inputs and not CHECK_KERNELS:
+            constants[out_slots[0]] = fn(ctx)  # on the device once, now: a slot filled before every run
+            continue
         steps.append(_Step(fn, ctx, in_slots, binding.arg_groups(n, library), out_slots, flat, n))
 
-    # Free each slot after its last reader (fetched and fed slots stay).
-    keep = {slots[o] for o in fetches}
+    # Free each slot after its last reader (fetched, fed and constant slots stay).
+    keep = {slots[o] for o in fetches} | set(constants)
     last_use: dict[int, int] = {}
     for i, step in enumerate(steps):
         for s in step.in_slots:
@@ -280,5 +323,9 @@ def build_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, .
             frees.setdefault(i, []).append(s)
     for i, step in enumerate(steps):
         step.free = tuple(frees.get(i, ()))
-    return Plan(backend, feed_order, feed_slots, [feed_spec(o) for o in feed_order], steps,
+    plan = Plan(backend, feed_order, feed_slots, [feed_spec(o) for o in feed_order], steps,
                 [slot(o) for o in fetches], count[0])
+    for s, value in constants.items():
+        plan._initial[s] = value
+    plan.num_threads = getattr(config, "intra_op_parallelism_threads", 0) if config is not None else 0
+    return plan

@@ -17,11 +17,13 @@ from tfops_py.backends import get_backend
 from tfops_py.errors import InvalidArgumentError
 from tfops_py.framework.operation import Operation, Output, as_output
 from tfops_py.framework.scope import Scope
+from tfops_py.client.callables import CallableOptions, node_of, output_of
 from tfops_py.client.function_runtime import FunctionRuntime, body_feeds, body_targets
 from tfops_py.client.placement import Placer
 from tfops_py.client.session_options import SessionOptions
 from tfops_py.client.plan import Plan, build_plan
-from tfops_py.client.run_options import RunMetadata, RunOptions, StepContext, enter_step, exit_step, step_stats_hook
+from tfops_py.client.profiler import device_name, fill_graphs, profile_hook
+from tfops_py.client.run_options import RunMetadata, RunOptions, StepContext, enter_step, exit_step
 
 
 class ClientSession:
@@ -33,10 +35,12 @@ class ClientSession:
     ``fetch_numpy=True`` to always get NumPy arrays back.
     Nodes placed with ``WithDevice`` run on ``/CPU`` -> NumPy, ``/GPU:k`` -> CuPy
     device k, or whatever ``devices`` maps them to (``{"GPU": array_api_strict}``).
+    The options' ``config`` also sets the graph optimizer's passes and the thread budget.
     """
 
     def __init__(self, scope: Scope, backend: Any = None, *, fetch_numpy: bool = False,
                  devices: Mapping[str, Any] | None = None, allow_soft_placement: bool = False):
+        self._options = backend if isinstance(backend, SessionOptions) else SessionOptions()
         if isinstance(backend, SessionOptions):
             options = backend
             backend = options.backend
@@ -51,6 +55,8 @@ class ClientSession:
         self._resources: dict[str, Any] = {}  # variables and other state; never shared between sessions
         self._lock = threading.RLock()
         self._functions = FunctionRuntime(self._graph.library, self._compile_function)
+        self._callables: dict[int, tuple[Plan, list[int], Any]] = {}
+        self._next_handle = 1
 
     @property
     def backend(self) -> Any:
@@ -64,7 +70,9 @@ class ClientSession:
         ``Run(fetches)``, ``Run(feeds, fetches)``, ``Run(feeds, fetches, targets)``, or C++'s
         ``Run(run_options, feeds, fetches, targets, run_metadata)`` (``run_metadata`` may be
         omitted).  ``run_options.timeout_in_ms`` bounds the Run (DeadlineExceededError);
-        a ``trace_level`` above NO_TRACE records every node in ``run_metadata.step_stats``.
+        a ``trace_level`` above NO_TRACE records every node in ``run_metadata.step_stats`` (with output
+        shapes and bytes; see ``client/profiler.py``).  Feeds and fetches may be Outputs, single-output ops
+        or tensor names (``"x:0"``; ``"x"`` is output 0), targets ops or op names.
         """
         if args and isinstance(args[0], RunOptions):
             run_options, args = args[0], args[1:]
@@ -80,22 +88,27 @@ class ClientSession:
             inputs, fetch_outputs, run_outputs = args
         elif len(args) > 3:
             raise TypeError("Run takes at most 3 positional arguments (feeds, fetches, targets)")
-        feeds = {_feed_key(k): v for k, v in (inputs or {}).items()}
-        fetches = [_fetch_output(f) for f in _as_list(fetch_outputs)]
-        targets = [_target_node(t) for t in _as_list(run_outputs)]
+        feeds = {self._feed_key(k): v for k, v in (inputs or {}).items()}
+        fetches = [self._fetch_output(f) for f in _as_list(fetch_outputs)]
+        targets = [node_of(self._graph, t) for t in _as_list(run_outputs)]
         for out in list(feeds) + fetches:
             if out.node().graph is not self._graph:  # type: ignore[union-attr]
                 raise InvalidArgumentError(f"tensor {out.name()} is not an element of this session's graph")
         plan = self._plan(tuple(feeds), tuple(fetches), tuple(targets))
+        return self._execute(plan, [feeds[o] for o in plan.feed_order], run_options, run_metadata)
+
+    def _execute(self, plan: Plan, feed_values: list[Any], run_options: Any, run_metadata: Any) -> list[Any]:
         if run_options is None:  # no deadline, no tracing: nested calls see the default StepContext
-            results = plan.run([feeds[o] for o in plan.feed_order])
+            results = plan.run(feed_values)
         else:
             step = self._step(run_options, run_metadata)
             token = enter_step(step)
             try:
-                results = plan.run([feeds[o] for o in plan.feed_order], step)
+                results = plan.run(feed_values, step)
             finally:
                 exit_step(token)
+            if step.node_hook is not None and run_metadata is not None:
+                fill_graphs(run_metadata, plan)
         if self._fetch_numpy:
             results = [self._backend.to_numpy(r) for r in results]
         return results
@@ -108,53 +121,70 @@ class ClientSession:
                 plan = self._plans.get(key)
                 if plan is None:
                     plan = build_plan(self._backend, feeds, fetches, targets, self._resources, self._placer,
-                                      self._functions)
+                                      self._functions, self._options.config)
                     self._plans[key] = plan
         return plan
 
     def _compile_function(self, body: Any) -> Any:
         """The plan of a function body: arguments fed, results fetched, stateful nodes run."""
         return build_plan(self._backend, body_feeds(body), tuple(body.rets), tuple(body_targets(body)),
-                          self._resources, self._placer, self._functions)
+                          self._resources, self._placer, self._functions, self._options.config)
 
     def _step(self, options: RunOptions, metadata: RunMetadata | None) -> StepContext:
         hook = None
         if options.trace_level and metadata is not None:
-            hook = step_stats_hook(metadata, f"/job:localhost/replica:0/task:0/device:CPU:0 ({self._backend.name})")
+            hook = profile_hook(metadata, device_name(self._backend))
         return StepContext(int(options.timeout_in_ms or 0), hook, metadata)
+
+    # -- callables (TF's MakeCallable / RunCallable / ReleaseCallable) ---------------------------------------
+    def MakeCallable(self, callable_options: CallableOptions) -> int:
+        """A handle running one fixed (feeds, fetches, targets) request; its plan is built now."""
+        feeds = tuple(self._feed_key(f) for f in callable_options.feed)
+        fetches = tuple(self._fetch_output(f) for f in callable_options.fetch)
+        targets = tuple(node_of(self._graph, t) for t in callable_options.target)
+        plan = self._plan(feeds, fetches, targets)
+        order = [feeds.index(o) for o in plan.feed_order]
+        with self._lock:
+            handle = self._next_handle
+            self._next_handle += 1
+            self._callables[handle] = (plan, order, callable_options.run_options)
+        return handle
+
+    def RunCallable(self, handle: int, feed_tensors: Iterable[Any] = (),
+                    run_metadata: RunMetadata | None = None) -> list[Any]:
+        """Fetch values for ``feed_tensors`` (in the callable's feed order)."""
+        entry = self._callables.get(handle)
+        if entry is None:
+            raise InvalidArgumentError(f"No such callable handle: {handle}")
+        plan, order, run_options = entry
+        values = list(feed_tensors)
+        if len(values) != len(order):
+            raise InvalidArgumentError(f"Invalid number of feed values: expected {len(order)} but got "
+                                       f"{len(values)}")
+        return self._execute(plan, [values[i] for i in order], run_options, run_metadata)
+
+    def ReleaseCallable(self, handle: int) -> None:
+        with self._lock:
+            if self._callables.pop(handle, None) is None:
+                raise InvalidArgumentError(f"No such callable handle: {handle}")
+
+    def _feed_key(self, key: Any) -> Output:
+        return output_of(self._graph, key, "feed key")
+
+    def _fetch_output(self, value: Any) -> Output:
+        out = None if isinstance(value, str) else as_output(value)
+        if out is not None and out.node() is None:
+            raise InvalidArgumentError("cannot fetch a null Output (its op was built on a scope in error)")
+        return output_of(self._graph, value, "fetch")
 
 
 def _as_list(value: Any) -> list:
     if value is None:
         return []
-    if isinstance(value, (Output, Operation)) or hasattr(value, "__tfops_output__") or hasattr(value, "operation"):
+    if isinstance(value, (Output, Operation, str)) or hasattr(value, "__tfops_output__") \
+            or hasattr(value, "operation"):
         return [value]
     return list(value)
-
-
-def _feed_key(key: Any) -> Output:
-    out = as_output(key)
-    if out is None or out.node() is None:
-        raise InvalidArgumentError(f"feed key must be an Output or a single-output op, got {key!r}")
-    return out
-
-
-def _fetch_output(value: Any) -> Output:
-    out = as_output(value)
-    if out is None:
-        raise InvalidArgumentError(f"fetch must be an Output or a single-output op, got {type(value).__name__}")
-    if out.node() is None:
-        raise InvalidArgumentError("cannot fetch a null Output (its op was built on a scope in error)")
-    return out
-
-
-def _target_node(value: Any) -> Any:
-    if isinstance(value, Output):
-        value = value.op()
-    op = value if isinstance(value, Operation) else getattr(value, "operation", None)
-    if not isinstance(op, Operation) or op.node() is None:
-        raise InvalidArgumentError(f"run target must be an Operation or op object, got {value!r}")
-    return op.node()
 
 
 __all__ = ["ClientSession"]

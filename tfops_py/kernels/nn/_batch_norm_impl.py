@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from tfops_py.kernels._parallel import NUM_THREADS, parallel_map, split_range
+from tfops_py.kernels._parallel import parallel_map, split_range, threads
 
 BLOCK = 1 << 18  # elements per block (1 MiB of float32; 64-512 Ki measured within 10%)
 WIDE = 1 << 14  # inner length of the column views in elementwise ops
@@ -137,7 +137,7 @@ class NumpyEngine:
 
         # a few ranges per thread, handed out as threads free up: a core lost to another process
         # then delays one short range, not half the pass
-        ranges = split_range(len(self._blocks), NUM_THREADS * SPLIT if NUM_THREADS > 1 else 1)
+        ranges = split_range(len(self._blocks), threads() * SPLIT if threads() > 1 else 1)
         parts = parallel_map(lambda r: work(*r), ranges[::-1] if reverse else ranges)
         return [self._fold([p[s] for p in parts]) for s in range(nsums)]
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tfops_py.kernels._parallel import NUM_THREADS, parallel_map
+from tfops_py.kernels._parallel import parallel_map, threads
 
 
 class Geometry(NamedTuple):
@@ -210,7 +210,7 @@ def _chunks(n: int, rows: int, row_bytes: int, halo_bytes: int) -> tuple[int, in
     of R rows of one image costing about R*row_bytes + halo_bytes: whole images while one fits
     CHUNK_BYTES, else bands of rows; bands too when the images are too few to keep the threads busy."""
     image = max(1, rows * row_bytes + halo_bytes)
-    want = 2 * NUM_THREADS if n * image >= PARALLEL_BYTES else 1
+    want = 2 * threads() if n * image >= PARALLEL_BYTES else 1
     nb = max(1, min(n, CHUNK_BYTES // image, n // want))
     band = rows
     if nb == 1:
@@ -234,7 +234,7 @@ def _run(chunks: list, make_state: Callable[[], Any], work: Callable[..., None])
                 return state
             work(state, *chunk)
 
-    return parallel_map(worker, range(min(NUM_THREADS, len(chunks))))
+    return parallel_map(worker, range(min(threads(), len(chunks))))
 
 
 def _store(dst: np.ndarray, src: np.ndarray, ct: np.dtype) -> None:

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tfops_py.kernels._parallel import NUM_THREADS, parallel_for
+from tfops_py.kernels._parallel import parallel_for, threads
 from tfops_py.kernels._philox import GuardedPhilox
 
 TILE_BYTES = 1 << 20  # working set of one tile of the NumPy paths
@@ -132,7 +132,7 @@ def _run_tiles(make_worker: Callable[[int], Tile], batch: int, item_bytes: int) 
             tile = tile or make_worker(step)
             tile(*tiles[i])
 
-    parallel_for(worker, min(NUM_THREADS, len(tiles)))
+    parallel_for(worker, min(threads(), len(tiles)))
 
 
 class _SortedAxis(NamedTuple):

@@ -18,6 +18,9 @@ from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape
 from tfops_py.kernels._common import compute_dtype, dtype_limits
 from tfops_py.kernels._parallel import parallel_for
+from tfops_py.kernels.nn import _conv_gemm
+from tfops_py.kernels.nn._conv_gemm import Epilogue as BlockEpilogue
+from tfops_py.kernels.nn._conv_gemm import EpilogueFactory
 from tfops_py.kernels._windows import WindowError, windowed_output_size
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
@@ -256,7 +259,7 @@ def _widen(ctx: KernelContext, *arrays: Any) -> list[Any]:
     return list(arrays) if wide == dt else [ctx.xp.astype(a, ctx.dtype(wide)) for a in arrays]
 
 
-def _narrow(ctx: KernelContext, y: Any) -> Any:
+def narrow(ctx: KernelContext, y: Any) -> Any:
     dt = ctx.output_dtypes[0]
     return y if compute_dtype(dt) == dt else ctx.xp.astype(y, ctx.dtype(dt))
 
@@ -319,20 +322,54 @@ def _conv_body(x: Any, f: Any, xp: Any, p: Params, geo: Geometry, groups: int,
     return xp.reshape(y, (n, oh, ow, out_depth))
 
 
-def _conv2d(ctx: KernelContext, x: Any, f: Any, run: Runner = _whole, patches: Any = _stacked_patches) -> Any:
+def _gemm_body(x: np.ndarray, f: np.ndarray, xp: Any, p: Params, geo: Geometry, groups: int,
+               epilogue: BlockEpilogue | None = None) -> np.ndarray:
+    """NumPy Conv2D: blocked GEMMs (``_conv_gemm``); grouped filters (or no tap reaching the input)
+    take the generic im2col per image."""
+    plan = tap_plan(p, geo, (x.shape[1], x.shape[2]), (f.shape[0], f.shape[1])) if groups == 1 else None
+    if plan is not None:
+        f = f[plan.rows.start:plan.rows.stop, plan.cols.start:plan.cols.stop]
+        offsets = (plan.rows.start * p.dilations[0] - plan.shifts[0],
+                   plan.cols.start * p.dilations[1] - plan.shifts[1])
+        return _conv_gemm.conv2d(x, f, p.strides, p.dilations, plan.pads, offsets, geo.out, epilogue)
+    y = _by_batch(_conv_body, x, f, xp, p, geo, groups, _numpy_patches)
+    if epilogue is not None:
+        for i in range(y.shape[0]):
+            epilogue(y[i].reshape(-1, y.shape[3]), i, 0, y.shape[1])
+    return y
+
+
+def conv2d_nhwc(ctx: KernelContext, x: Any, f: Any, epilogue: EpilogueFactory | None = None,
+                numpy: bool = False) -> tuple[Any, Params]:
+    """Conv2D checked as TF's kernel: (NHWC result in the compute type, params).
+
+    On NumPy, ``epilogue(shape, dtype)`` gives a function run on each block of the result in place
+    (a fused op's bias and activation); the caller applies it otherwise."""
     xp = ctx.xp
     p = conv_params(ctx)
     geo, groups = _conv_checks(ctx, p, PartialTensorShape(x.shape), PartialTensorShape(f.shape))
     x = to_nhwc(ctx, x, p.nchw)
     n, out_depth = x.shape[0], f.shape[3]
-    if n * geo.out[0] * geo.out[1] == 0 or out_depth == 0:
-        return from_nhwc(ctx, xp.zeros((n, *geo.out, out_depth), dtype=ctx.dtype(ctx.output_dtypes[0])), p.nchw)
     x, f = _widen(ctx, x, f)
-    return from_nhwc(ctx, _narrow(ctx, run(_conv_body, x, f, xp, p, geo, groups, patches)), p.nchw)
+    shape = (n, *geo.out, out_depth)
+    block = epilogue(shape, x.dtype) if epilogue is not None else None
+    if n * geo.out[0] * geo.out[1] == 0 or out_depth == 0:
+        return xp.zeros(shape, dtype=x.dtype), p
+    if numpy:
+        return _gemm_body(x, f, xp, p, geo, groups, block), p
+    return _conv_body(x, f, xp, p, geo, groups), p
 
 
-register_kernel("Conv2D")(_conv2d)
-register_kernel("Conv2D", backend="numpy")(lambda ctx, x, f: _conv2d(ctx, x, f, _by_batch, _numpy_patches))
+@register_kernel("Conv2D")
+def _conv2d(ctx: KernelContext, x: Any, f: Any) -> Any:
+    y, p = conv2d_nhwc(ctx, x, f)
+    return from_nhwc(ctx, narrow(ctx, y), p.nchw)
+
+
+@register_kernel("Conv2D", backend="numpy")
+def _conv2d_numpy(ctx: KernelContext, x: Any, f: Any) -> Any:
+    y, p = conv2d_nhwc(ctx, x, f, numpy=True)
+    return from_nhwc(ctx, narrow(ctx, y), p.nchw)
 
 
 # -- pooling ---------------------------------------------------------------------------------------------
@@ -401,7 +438,7 @@ def _avg_pool(ctx: KernelContext, value: Any, run: Runner = _whole) -> Any:
         return from_nhwc(ctx, empty, p.nchw)
     (x,) = _widen(ctx, x)
     counts = _window_counts(ctx, (x.shape[1], x.shape[2]), p, geo)
-    return from_nhwc(ctx, _narrow(ctx, run(_avg_body, x, ctx.xp, p, geo, counts)), p.nchw)
+    return from_nhwc(ctx, narrow(ctx, run(_avg_body, x, ctx.xp, p, geo, counts)), p.nchw)
 
 
 register_kernel("AvgPool")(_avg_pool)

@@ -18,6 +18,7 @@ from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.kernels.nn import _depthwise_conv_impl as impl
+from tfops_py.kernels.nn import _jit
 from tfops_py.kernels.nn._depthwise_conv_impl import Geometry
 from tfops_py.kernels._windows import Window, WindowError, windowed_output_size
 from tfops_py.kernels.registry import KernelContext, register_kernel
@@ -350,16 +351,36 @@ def _np_view(x: np.ndarray, nchw: bool) -> np.ndarray:
     return x.transpose(0, 2, 3, 1) if nchw else x
 
 
-@register_kernel(FORWARD, backend="numpy")
-def _forward_np(ctx: KernelContext, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+def forward_numpy(ctx: KernelContext, x: np.ndarray, w: np.ndarray, bias: np.ndarray | None = None,
+                  activation: str | None = None) -> np.ndarray:
+    """The NumPy forward; ``bias`` and ``activation`` (None, Relu, Relu6) are fused in when the compiled
+    kernel (``[jit]`` extra) runs it, else applied by the caller: check ``jit_fuses`` first."""
     a, g, shape = _forward_prep(ctx, x, w)
     if _empty(shape) or _empty(x.shape) or _empty(w.shape):
         return _alloc(ctx, np.zeros, shape)
     out = _alloc(ctx, np.empty, shape)
+    if _use_jit(ctx, a):
+        with _oom_guard(ctx, shape):
+            _jit.depthwise_forward(np.asarray(x), np.asarray(w), g, out, bias, activation)
+        return out
     with _oom_guard(ctx, shape):
         impl.forward_np(_np_view(np.asarray(x), a.nchw), np.asarray(w), g, _np_view(out, a.nchw),
                         np.dtype(ctx.dtype(_compute_type(ctx))))
     return out
+
+
+def _use_jit(ctx: KernelContext, a: ConvAttrs) -> bool:
+    return _jit.available() and not a.nchw and ctx.output_dtypes[0] in (DataType.DT_FLOAT, DataType.DT_DOUBLE)
+
+
+def jit_fuses(ctx: KernelContext, activation: str | None) -> bool:
+    """Does ``forward_numpy`` apply a bias and ``activation`` itself for this node?"""
+    return _use_jit(ctx, _attrs(ctx)) and activation in _jit.ACTIVATION_CODES
+
+
+@register_kernel(FORWARD, backend="numpy")
+def _forward_np(ctx: KernelContext, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return forward_numpy(ctx, x, w)
 
 
 @register_kernel(BACKPROP_INPUT, backend="numpy")
@@ -368,6 +389,10 @@ def _backprop_input_np(ctx: KernelContext, input_sizes: Any, w: np.ndarray, dy: 
     if _empty(shape) or _empty(w.shape) or _empty(dy.shape):
         return _alloc(ctx, np.zeros, shape)
     out = _alloc(ctx, np.empty, shape)
+    if _use_jit(ctx, a):
+        with _oom_guard(ctx, shape):
+            _jit.depthwise_backprop_input(np.asarray(w), np.asarray(dy), g, out)
+        return out
     with _oom_guard(ctx, shape):
         impl.backprop_input_np(np.asarray(w), _np_view(np.asarray(dy), a.nchw), g, _np_view(out, a.nchw),
                                np.dtype(ctx.dtype(_compute_type(ctx))))
@@ -379,6 +404,10 @@ def _backprop_filter_np(ctx: KernelContext, x: np.ndarray, filter_sizes: Any, dy
     a, g, shape = _backprop_prep(ctx, filter_sizes, "filter_sizes", x, None, dy)
     if _empty(shape) or _empty(x.shape) or _empty(dy.shape):
         return _alloc(ctx, np.zeros, shape)
+    if _use_jit(ctx, a):
+        with _oom_guard(ctx, shape):
+            dw = _jit.depthwise_backprop_filter(np.asarray(x), np.asarray(dy), g, ctx.dtype(_compute_type(ctx)))
+        return dw.astype(ctx.dtype(ctx.output_dtypes[0]))
     with _oom_guard(ctx, shape):
         dw = impl.backprop_filter_np(_np_view(np.asarray(x), a.nchw), _np_view(np.asarray(dy), a.nchw), g,
                                      np.dtype(ctx.dtype(_compute_type(ctx))))
