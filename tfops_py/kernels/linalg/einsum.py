@@ -202,12 +202,33 @@ def _einsum(ctx: KernelContext, inputs: list) -> Any:
     for i, op in enumerate(ops):
         keep = set(out_labels) | (set(ops[1 - i].labels) if len(ops) == 2 else set())
         ops[i] = _sum_unused(xp, op, keep)
-    result = _contract(xp, ops, out_labels) if len(ops) == 2 else ops[0]
-    out = _transpose_to(xp, result, out_labels)
-    out_shape = tuple(_out_size(ops, c) for c in out_labels)
+    unique = list(dict.fromkeys(out_labels))
+    result = _contract(xp, ops, unique) if len(ops) == 2 else ops[0]
+    out = _transpose_to(xp, result, unique)
+    out_shape = tuple(_out_size(ops, c) for c in unique)
     if tuple(out.shape) != out_shape:
         out = xp.broadcast_to(out, out_shape)
+    if len(unique) < len(out_labels):  # a repeated output label: values on that diagonal, zeros elsewhere
+        out = _undiagonal(xp, out, unique, out_labels)
     return out if wide == dt else xp.astype(out, ctx.dtype(dt))
+
+
+def _undiagonal(xp: Any, x: Any, unique: list[str], labels: list[str]) -> Any:
+    """``x`` (one axis per unique label) spread onto the axes ``labels`` name, repeated ones on their diagonal."""
+    first = {c: labels.index(c) for c in unique}
+    expanded = xp.reshape(x, tuple(x.shape[unique.index(c)] if first[c] == k else 1 for k, c in enumerate(labels)))
+    mask = None
+    for k, c in enumerate(labels):
+        if first[c] == k:
+            continue
+        n = x.shape[unique.index(c)]
+        index_shape = [1] * len(labels)
+        here, there = list(index_shape), list(index_shape)
+        here[k], there[first[c]] = n, n
+        same = xp.reshape(xp.arange(n), tuple(here)) == xp.reshape(xp.arange(n), tuple(there))
+        mask = same if mask is None else mask & same
+    shape = tuple(x.shape[unique.index(c)] for c in labels)
+    return xp.where(xp.broadcast_to(mask, shape), xp.broadcast_to(expanded, shape), xp.zeros(shape, dtype=x.dtype))
 
 
 def _out_size(ops: list[_Operand], label: str) -> int:
