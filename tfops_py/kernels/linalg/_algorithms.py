@@ -90,7 +90,8 @@ def lu(xp: Any, a: Any) -> tuple[Any, Any]:
             if k + 1 < n:
                 factors = work[..., k + 1:, k] / work[..., k, k][..., None]
                 work[..., k + 1:, k] = factors
-                work[..., k + 1:, k + 1:] = work[..., k + 1:, k + 1:] - factors[..., None] * work[..., k, k + 1:][..., None, :]
+                pivot_row = work[..., k, k + 1:][..., None, :]
+                work[..., k + 1:, k + 1:] = work[..., k + 1:, k + 1:] - factors[..., None] * pivot_row
     return work, perm
 
 

@@ -149,7 +149,8 @@ class Tridiagonal(Domain):
         shape = tuple(d.shape or ())
         x = _normal(d.rng, shape, d.dtype.is_complex)
         if len(shape) >= 2 and shape[-2] == 3:
-            x[..., 1, :] = np.where(d.rng.integers(0, 2, shape[:-2] + shape[-1:]) == 0, -1, 1) * (3 + np.abs(x[..., 1, :]))
+            signs = np.where(d.rng.integers(0, 2, shape[:-2] + shape[-1:]) == 0, -1, 1)
+            x[..., 1, :] = signs * (3 + np.abs(x[..., 1, :]))
         return x.astype(d.dtype.numpy_dtype)
 
 

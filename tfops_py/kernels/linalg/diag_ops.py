@@ -209,7 +209,7 @@ def _matrix_diag_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     if x.unknown_rank() or k is None:
         return [unknown_shape()]
     lo, hi = k
-    dims = x.as_tuple()
+    dims = list(x.as_tuple())
     if lo < hi:
         num_diags, other = (dims[-2] if len(dims) >= 2 else -1), dims[-1]
         if num_diags != hi - lo + 1:
@@ -447,7 +447,8 @@ conformance("MatrixBandPart", num_lower=scalar(-1, 4), num_upper=scalar(-1, 4), 
 conformance("MatrixDiag", live=10)
 conformance("MatrixDiagPart", live=10)
 conformance("MatrixSetDiag", live=10, shapes=[
-    dict(input=(3, 4), diagonal=(3,)), dict(input=(2, 4, 3), diagonal=(2, 3)), dict(input=(2, 1, 2, 2), diagonal=(2, 1, 2)),
+    dict(input=(3, 4), diagonal=(3,)), dict(input=(2, 4, 3), diagonal=(2, 3)),
+    dict(input=(2, 1, 2, 2), diagonal=(2, 1, 2)),
     dict(input=(0, 3), diagonal=(0,)), dict(input=(2, 0, 3), diagonal=(2, 0)), dict(input=(3, 4), diagonal=(4,)),
     dict(input=(3,), diagonal=(3,)), dict(input=(2, 3, 3), diagonal=(3, 3)), dict(input=(3, 3), diagonal=())])
 conformance("Diag", live=10)

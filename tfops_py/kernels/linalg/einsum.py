@@ -68,8 +68,8 @@ def _einsum_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
         if not shape.unknown_rank():
             named = len(sub) - (3 if has_ellipsis else 0)
             if has_ellipsis and shape.dims() < named:
-                ctx.invalid_argument(f"Shape must be at least rank {named} but is rank {shape.dims()}\n\t for {i}th input "
-                                     f"and equation: {equation}")
+                ctx.invalid_argument(f"Shape must be at least rank {named} but is rank {shape.dims()}"
+                                     f"\n\t for {i}th input and equation: {equation}")
             if not has_ellipsis and shape.dims() != named:
                 ctx.invalid_argument(f"Shape must be rank {named} but is rank {shape.dims()}\n\t for {i}th input and "
                                      f"equation: {equation}")

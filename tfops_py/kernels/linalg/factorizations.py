@@ -13,7 +13,8 @@ divergences at the end.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 import scipy.linalg
@@ -239,7 +240,7 @@ def _lu(ctx: KernelContext, x: Any) -> tuple[Any, Any]:
     if x.size == 0:
         return x, xp.zeros(tuple(x.shape[:-1]), dtype=idx_type)
     if is_numpy(ctx):
-        p, lower, upper = scipy.linalg.lu(x, p_indices=True, check_finite=False)
+        p, lower, upper = cast(tuple[Any, Any, Any], scipy.linalg.lu(x, p_indices=True, check_finite=False))
         packed = np.tril(lower, -1) + upper
     else:
         packed, p = alg.lu(xp, x)
@@ -274,7 +275,7 @@ conformance("Lu", input=matrices("invertible"), compare="lin", shapes=_SQUARE, o
                                                    [[1.0, 2.0], [3.0, 4.0]])])
 
 
-def _not_positive_definite(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
+def _not_positive_definite(inputs: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
     """Whether LAPACK's Cholesky fails on some matrix the input's lower triangles define."""
     x = np.asarray(inputs["input"])
     if x.ndim < 2 or x.shape[-1] != x.shape[-2] or x.shape[-1] == 0:

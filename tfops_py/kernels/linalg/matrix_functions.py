@@ -133,9 +133,10 @@ def principal_sqrt(a: np.ndarray) -> np.ndarray:
     root = np.asarray(root)
     if a.dtype.kind == "c" or root.dtype.kind != "c":
         return root.astype(a.dtype, copy=False)
-    real = np.all(np.abs(root.imag) <= 1e3 * np.finfo(a.dtype).eps * np.maximum(np.abs(root.real), 1.0),
+    real_part = np.real(root)
+    real = np.all(np.abs(np.imag(root)) <= 1e3 * np.finfo(a.dtype).eps * np.maximum(np.abs(real_part), 1.0),
                   axis=(-2, -1))
-    return np.where(real[..., None, None], root.real, np.nan).astype(a.dtype)
+    return np.where(real[..., None, None], real_part, np.nan).astype(a.dtype)
 
 
 # Nodes and weights of Gauss-Legendre quadrature on [0, 1]: log(I + X) = X sum_j w_j (I + t_j X)^-1 is the
@@ -168,7 +169,7 @@ def principal_log(a: np.ndarray) -> np.ndarray:
 def _finite_matrices(ctx: KernelContext, fn: Any, x: Any) -> Any:
     """``fn`` on the host over the matrices without NaN/inf; the others give NaN."""
     def run(a: np.ndarray) -> np.ndarray:
-        bad = ~np.isfinite(a).all(axis=(-2, -1))
+        bad = np.logical_not(np.all(np.isfinite(a), axis=(-2, -1)))
         out = fn(np.where(bad[..., None, None], np.eye(a.shape[-1], dtype=a.dtype), a))
         nan = complex(np.nan, np.nan) if a.dtype.kind == "c" else np.nan
         return np.where(bad[..., None, None], nan, out).astype(a.dtype)
@@ -245,7 +246,8 @@ conformance("MatrixSquareRoot", input=matrices("spd"), compare="lin", shapes=_SQ
                  [[4.0, 1.0], [0.0, 9.0]]))])
 conformance("MatrixLogarithm", input=matrices("invertible"), compare="lin", shapes=_SQUARE, live=8,
             cases=[case(input=literal(m), id=f"MatrixLogarithm/edge{k}") for k, m in enumerate(
-                ([[-1.0, 0.0], [0.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]], [[_NAN, 0.0], [0.0, 1.0]], [[2.0, 1.0], [0.0, 2.0]]))])
+                ([[-1.0, 0.0], [0.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]], [[_NAN, 0.0], [0.0, 1.0]],
+                 [[2.0, 1.0], [0.0, 2.0]]))])
 conformance("CholeskyGrad", l=matrices("cholesky"), compare="lin", live=8, shapes=[
     dict(l=(3, 3), grad=(3, 3)), dict(l=(2, 4, 4), grad=(2, 4, 4)), dict(l=(0, 0), grad=(0, 0)),
     dict(l=(2, 0, 0), grad=(2, 0, 0)), dict(l=(2, 3), grad=(2, 3)), dict(l=(2, 2), grad=(3, 3)),

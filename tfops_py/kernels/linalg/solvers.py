@@ -9,6 +9,7 @@ decomposition, equal for full-rank and rank-deficient inputs alike).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -339,7 +340,7 @@ divergence("BandedTriangularSolve", when="a zero on the diagonal of a matrix aft
 
 
 
-def _solve_fails(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
+def _solve_fails(inputs: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
     """Whether a tridiagonal system meets a zero pivot (the answer is NaN), by this module's own algorithm."""
     diags, rhs = np.asarray(inputs["diagonals"]), np.asarray(inputs["rhs"])
     if (diags.ndim < 2 or rhs.ndim != diags.ndim or diags.shape[-2] != 3 or diags.shape[-1] != rhs.shape[-2]

@@ -10,6 +10,7 @@ IFFTND, RFFTND and IRFFTND (its GPU-only ops).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -141,7 +142,7 @@ for _op, (_rank, _forward, _real) in _OPS.items():
 _REAL_OPS = tuple(op for op, (_, _, real) in _OPS.items() if real)
 
 
-def _last_length_zero(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
+def _last_length_zero(inputs: Mapping[str, Any], attrs: Mapping[str, Any]) -> bool:
     lengths = np.asarray(inputs["fft_length"]).reshape(-1)
     return lengths.size > 0 and int(lengths[-1]) == 0 and np.size(inputs["input"]) > 0
 
