@@ -256,3 +256,6 @@ conformance("CholeskyGrad", l=matrices("cholesky"), compare="lin", live=8, shape
 divergence("MatrixSquareRoot", when="a real matrix with an eigenvalue on the negative real axis (no real square root)",
            tf="Eigen's real Schur method takes square roots of negative numbers: NaN in some entries",
            ours="NaN in every entry of that matrix")
+divergence("MatrixInverse", when="the gradient with `adjoint=true`",
+           tf="TF's Python gradient ignores `adjoint` (the gradient of inv(A) at inv(A^H)'s value: wrong)",
+           ours="the gradient of inv(A^H): `-B g^H B` for `B = inv(A^H)`")
