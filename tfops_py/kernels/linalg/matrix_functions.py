@@ -257,5 +257,6 @@ divergence("MatrixSquareRoot", when="a real matrix with an eigenvalue on the neg
            tf="Eigen's real Schur method takes square roots of negative numbers: NaN in some entries",
            ours="NaN in every entry of that matrix")
 divergence("MatrixInverse", when="the gradient with `adjoint=true`",
-           tf="TF's Python gradient ignores `adjoint` (the gradient of inv(A) at inv(A^H)'s value: wrong)",
+           tf="TF's Python gradient ignores `adjoint`: `-B^H g B^H` for the output `B = inv(A^H)`, the formula "
+              "for `inv(A)` (wrong)",
            ours="the gradient of inv(A^H): `-B g^H B` for `B = inv(A^H)`")
