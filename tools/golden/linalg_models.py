@@ -18,6 +18,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from graphdef import run_in_tf  # noqa: E402  (tools/golden/graphdef.py: a GraphDef run by TF's Session)
 from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden", "linalg_models")
@@ -78,14 +79,6 @@ def least_squares():
 
 
 CASES = [multi_head_attention, stft_magnitude, least_squares]
-
-
-def run_in_tf(graph_def, feeds: dict, fetches: list[str]) -> list[np.ndarray]:
-    g = tf.Graph()
-    with g.as_default():
-        tf.compat.v1.import_graph_def(graph_def, name="")
-        with tf.compat.v1.Session(graph=g) as sess:
-            return sess.run(fetches, feeds)
 
 
 def main() -> None:

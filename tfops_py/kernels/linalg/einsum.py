@@ -273,18 +273,24 @@ def _contract(xp: Any, ops: list[_Operand], out_labels: list[str]) -> _Operand:
 _LETTERS = string.ascii_lowercase
 
 
+# Equations (with operand shapes) of every kind: products, batch products, traces, diagonals, outer products,
+# reductions, ellipsis broadcasting, empty dimensions; the golden patterns and the family's value cases use them.
+BASIC_EQUATIONS: list[tuple[str, list[tuple[int, ...]]]] = [
+    ("ab,bc->ac", [(2, 3), (3, 4)]), ("abc,acd->abd", [(2, 3, 4), (2, 4, 5)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]), ("bhqk,bhkd->bhqd", [(2, 2, 3, 5), (2, 2, 5, 4)]),
+    ("abcd,aecd->acbe", [(2, 3, 2, 4), (2, 5, 2, 4)]), ("ii->i", [(3, 3)]), ("ii->", [(3, 3)]),
+    ("aab->ab", [(2, 2, 3)]), ("ab->ba", [(2, 3)]), ("ab,ab->", [(2, 3), (2, 3)]), ("a,b->ab", [(2,), (3,)]),
+    ("ab->a", [(2, 3)]), ("ab,cd->", [(2, 3), (4, 5)]), ("...ab,...bc->...ac", [(2, 1, 3, 4), (5, 4, 2)]),
+    ("ab...,b...->a...", [(2, 3, 4), (3, 4)]), ("...,...->...", [(2, 1), (3,)]), ("Ab,bC->AC", [(2, 3), (3, 4)]),
+    ("ab,bc->ac", [(2, 0), (0, 4)]), ("a->", [(0,)]), ("aba,b->ab", [(2, 3, 2), (3,)]),
+]
+
+
 class EinsumShapes(ShapeRule):
     """Equations with their operand shapes: products, batch products, traces, diagonals, outer products,
     reductions and ellipsis broadcasting (golden patterns); random valid two-operand equations (live)."""
 
-    FIXED = [
-        ("ab,bc->ac", [(2, 3), (3, 4)]), ("abc,acd->abd", [(2, 3, 4), (2, 4, 5)]),
-        ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]), ("bhqk,bhkd->bhqd", [(2, 2, 3, 5), (2, 2, 5, 4)]),
-        ("abcd,aecd->acbe", [(2, 3, 2, 4), (2, 5, 2, 4)]), ("ii->i", [(3, 3)]), ("ii->", [(3, 3)]),
-        ("aab->ab", [(2, 2, 3)]), ("ab->ba", [(2, 3)]), ("ab,ab->", [(2, 3), (2, 3)]), ("a,b->ab", [(2,), (3,)]),
-        ("ab->a", [(2, 3)]), ("ab,cd->", [(2, 3), (4, 5)]), ("...ab,...bc->...ac", [(2, 1, 3, 4), (5, 4, 2)]),
-        ("ab...,b...->a...", [(2, 3, 4), (3, 4)]), ("...,...->...", [(2, 1), (3,)]), ("Ab,bC->AC", [(2, 3), (3, 4)]),
-        ("ab,bc->ac", [(2, 0), (0, 4)]), ("a->", [(0,)]), ("aba,b->ab", [(2, 3, 2), (3,)]),
+    FIXED = BASIC_EQUATIONS + [
         ("ab,bc", [(2, 3), (3, 4)]), ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 5)]), ("ab,bc->ac", [(2, 3), (4, 4)]),
         ("ii->i", [(3, 4)]), ("...ab,...bc->...ac", [(2, 3, 4), (5, 4, 2)]), ("a..b,bc->ac", [(2, 3), (3, 4)]),
         ("ab,bc->ac", [(2, 3, 1), (3, 4)]), ("abc,bc->a", [(2, 1, 4), (3, 4)]), ("ab,bc->ac", [(2, 3), (3, 4, 1)]),

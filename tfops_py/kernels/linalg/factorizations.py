@@ -128,8 +128,9 @@ def _svd(ctx: KernelContext, x: Any) -> tuple[Any, Any, Any]:
 
 
 # -- self-adjoint eigensolvers ------------------------------------------------------------------------------
-@register_shape("SelfAdjointEigV2")
-def _eigh_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
+@register_shape("SelfAdjointEigV2", "Eig")
+def _eigen_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
+    """Eigenvalues ``[..., N]`` and, with ``compute_v``, vectors ``[..., N, N]`` (else ``[0]``)."""
     x = batch_square(ctx, ctx.input(0))
     if x.unknown_rank():
         return [x, x if ctx.attr("compute_v") else PartialTensorShape(_EMPTY)]
@@ -177,16 +178,6 @@ def _self_adjoint_eig(ctx: KernelContext, x: Any) -> Any:
 
 
 # -- Eig -------------------------------------------------------------------------------------------------
-@register_shape("Eig")
-def _eig_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    x = batch_square(ctx, ctx.input(0))
-    if x.unknown_rank():
-        return [x, x if ctx.attr("compute_v") else PartialTensorShape(_EMPTY)]
-    n = x[-1]
-    v = concat(batch_of(x), n, n) if ctx.attr("compute_v") else PartialTensorShape(_EMPTY)
-    return [concat(batch_of(x), n), v]
-
-
 _EIG_OUT = {D.DT_FLOAT: D.DT_COMPLEX64, D.DT_COMPLEX64: D.DT_COMPLEX64, D.DT_DOUBLE: D.DT_COMPLEX128,
             D.DT_COMPLEX128: D.DT_COMPLEX128}
 
