@@ -257,9 +257,10 @@ def visible_attrs(op_def: OpDef, attrs: Mapping[str, Any]) -> dict[str, Any]:
 def divergence_for(op: str, types: Mapping[str, DataType], attrs: Mapping[str, Any],
                     inputs: Mapping[str, Any] | None = None) -> tuple[bool, Any]:
     """(excluded, reference) for a case under a declared divergence (inputs None: not drawn yet).  Divergences
-    of graph construction only (``builds``, ``static_shapes=False``) leave TF's values comparable."""
+    of graph construction only (``builds``, ``static_shapes=False``, without a reference) leave TF's values
+    comparable; with a reference (an op TF removed: it neither builds nor runs it) the reference gives them."""
     for d in divergences(op):
-        if d.builds or not d.static_shapes:
+        if (d.builds or not d.static_shapes) and d.reference is None:
             continue
         if d.concerns(op, types, attrs, inputs) and (inputs is not None or d.applies is None):
             return d.reference is None, d.reference

@@ -90,7 +90,10 @@ def _numpy(t: Any) -> np.ndarray:
 
 def _error(e: BaseException) -> tuple[str, str]:
     tf = require_tf()
-    cls = type(e).__name__ if isinstance(e, tf.errors.OpError) else "InvalidArgumentError"
+    if isinstance(e, tf.errors.OpError):
+        cls = type(e).__name__
+    else:  # graph construction: TF's Python raises ValueError/TypeError, NotImplementedError for a removed op
+        cls = "UnimplementedError" if isinstance(e, NotImplementedError) else "InvalidArgumentError"
     return cls, core_message(str(e))
 
 
@@ -206,7 +209,7 @@ def tf_graph(op: str, inputs: Sequence[Any], attrs: dict[str, Any], mode: Mode =
             args = [[node(v, s) for v, s in zip(x, spec)] if isinstance(x, list) else node(x, spec)
                     for x, spec in zip(inputs, specs_for(inputs, mode))]
             result = _call(tf, op, args, attrs)
-        except (ValueError, TypeError, tf.errors.OpError) as e:
+        except (ValueError, TypeError, NotImplementedError, tf.errors.OpError) as e:
             cls, message = _error(e)
             return Outcome(error=cls, message=message, at_build=True)
     outs = result if isinstance(result, (list, tuple)) else [result]

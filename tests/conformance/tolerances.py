@@ -15,6 +15,9 @@ outputs (complex: per part), with ``a`` ours and ``b`` TF's value:
   ``|a - b| <= 4 eps + 4 eps |b|``;
 * ``avg``: averages of cells (fractional pooling adds in another order than TF): NaN/inf alike, then
   ``|a - b| <= 4 eps |b| + 16 eps max(1, max |b|)``.
+* ``lin``: linear algebra (factorizations, solves, matrix functions: LAPACK against Eigen, whose roundings
+  grow with the condition number): as ``acc`` with looser tolerances; ``svd``, ``qr``, ``eigh``, ``eig``
+  compare what a factorization determines (decompositions.py) under the same tolerances.
 
 Gradient checks use ``GRADIENT``: finite differences (max Jacobian error) and the comparison with
 ``tf.GradientTape`` (rtol, atol).
@@ -36,6 +39,7 @@ TOLERANCES: dict[str, dict[str, float]] = {
     "bn": {"float32": 2e-5, "float16": 2e-3, "bfloat16": 1.6e-2},
     "exp": {name: 4 * eps for name, eps in _EPS.items()},
     "avg": _EPS,  # in eps: 4 relative, 16 of the largest magnitude
+    "lin": {"float64": 1e-10, "float32": 1e-4, "float16": 2e-2, "bfloat16": 8e-2},
 }
 GRADIENT = {"numeric": 1e-6, "tf_rtol": 1e-6, "tf_atol": 1e-6, "delta": 1e-4}
 _COMPONENT = {"complex64": "float32", "complex128": "float64"}
@@ -71,7 +75,7 @@ def assert_values(ours: np.ndarray, ref: np.ndarray, kind: str = "ew", what: str
         tol = table[part]
         np.testing.assert_allclose(ours.astype(np.float64), ref.astype(np.float64), rtol=tol, atol=tol, err_msg=what)
     else:
-        _assert_relative(ours, ref, kind, table[part], name, what)
+        _assert_relative(ours, ref, "acc" if kind == "lin" else kind, table[part], name, what)
 
 
 def _assert_exact(ours: np.ndarray, ref: np.ndarray, what: str) -> None:

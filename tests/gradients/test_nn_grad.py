@@ -283,7 +283,7 @@ def test_depthwise_conv_gradient_graph():
 def test_every_registered_gradient_has_a_case():
     """The finite-difference/TF tables cover every gradient function, except those listed here."""
     from tests.control_flow import test_gradients as control_flow
-    from tests.gradients import test_array_grad, test_math_grad, test_special_and_python_math_grad
+    from tests.gradients import test_array_grad, test_linalg_grad, test_math_grad, test_special_and_python_math_grad
     from tests.gradients.harness import _build
     from tfops_py.gradients import registered_gradient_ops
 
@@ -296,8 +296,8 @@ def test_every_registered_gradient_has_a_case():
                 **{op: "differentiated as part of a loop: tests/control_flow/test_gradients.py's BuildWhileLoop tests"
                    for op in ("Enter", "Exit", "NextIteration")}}
     covered = set()
-    for cases in (test_math_grad.CASES, test_array_grad.CASES, test_special_and_python_math_grad.CASES, CASES,
-                  control_flow.CASES, control_flow.LIST_CASES):
+    for cases in (test_math_grad.CASES, test_array_grad.CASES, test_special_and_python_math_grad.CASES,
+                  test_linalg_grad.CASES, CASES, control_flow.CASES, control_flow.LIST_CASES):
         for c in cases:
             scope, _, _ = _build(c)
             covered |= {n.op for n in scope.graph().nodes()}

@@ -45,7 +45,8 @@ def resolve(target: Any) -> Any:
 
 SAME = "same"  # every patterned input has the case's shape (ranks 0..4, empty dims included)
 BROADCAST = "broadcast"  # patterned inputs have mutually broadcastable shapes
-COMPARE_KINDS = ("exact", "ew", "cw", "ew1", "acc", "bn", "exp", "avg")
+COMPARE_KINDS = ("exact", "ew", "cw", "ew1", "acc", "bn", "exp", "avg", "lin", "svd", "qr", "eigh", "eigh_rows",
+                 "eig")
 
 
 class OneOf:
@@ -262,7 +263,7 @@ def conformance(op: str, /, *, shapes: Any = SAME, cases: Iterable[Case | Mappin
                 graph_cases: Iterable[GraphCase] = (), grad: Any = False, compare: str = "ew", live: int = 6,
                 messages: bool | str = True, generate: bool = True, tf_op: str | None = None,
                 static_shapes: str = "refined", no_gradient: str | None = None, early_errors: bool = True,
-                **inputs_and_attrs: Any) -> Spec:
+                input_domains: Mapping[str, Any] | None = None, **inputs_and_attrs: Any) -> Spec:
     """Declare how ``op`` is checked against TF.
 
     Keyword arguments name the op's inputs (a :class:`Domain`: ``values()``, ``axis_of("x")`` …; an
@@ -279,9 +280,11 @@ def conformance(op: str, /, *, shapes: Any = SAME, cases: Iterable[Case | Mappin
     (``static_shapes="exact"``: equal them; ``"compatible"``: only agree where both know a dim).
     ``early_errors``: where TF's kernel rejects a case at run time, ours may already reject it at build
     time (same class and message); False demands TF's timing too.  ``no_gradient`` says why an op TF
-    differentiates has no gradient here yet (the op index lists it).
+    differentiates has no gradient here yet (the op index lists it).  ``input_domains`` gives the domains of
+    inputs whose names are taken by these parameters (the ``grad`` input of a gradient op).
     """
     family, module = _caller()
+    inputs_and_attrs = {**(input_domains or {}), **inputs_and_attrs}
     if op in _REGISTRY.specs:
         raise ValueError(f"conformance for {op} declared twice ({_REGISTRY.specs[op].module} and {module})")
     if compare not in COMPARE_KINDS:

@@ -74,16 +74,23 @@ def trunc_divide(xp: Any, x: Any, y: Any, signed: bool = True) -> Any:
 
 
 def complex_from_parts(xp: Any, re: Any, im: Any) -> Any:
-    """``re + i im`` (real arrays of one float dtype) with both parts kept exactly, infinities and NaN too.
+    """``re + i im`` (real arrays of one float dtype) with both parts kept exactly: infinities, NaN and the
+    signs of zeros too.
 
     The array API has no complex constructor and ``im * 1j`` turns an infinite ``im`` into a NaN real
-    part (``inf * 0``), so non-finite imaginary parts are added as complex scalars ``0 + i v``.
+    part (``inf * 0``), so non-finite imaginary parts are added as complex scalars ``0 + i v``; adding a
+    signed zero can lose its sign, which a conjugation (imaginary part) or ``-conj`` (real part) restores.
     """
     cdt = xp.complex128 if re.dtype == xp.float64 else xp.complex64
     finite = xp.isfinite(im)
     if bool(xp.all(finite)):
-        return xp.astype(re, cdt) + xp.astype(im, cdt) * 1j
-    out = xp.astype(re, cdt) + xp.astype(xp.where(finite, im, xp.zeros_like(im)), cdt) * 1j
-    for special in (math.inf, -math.inf):
-        out = xp.where(im == special, out + complex(0.0, special), out)
-    return xp.where(xp.isnan(im), out + complex(0.0, math.nan), out)
+        out = xp.astype(re, cdt) + xp.astype(im, cdt) * 1j
+    else:
+        out = xp.astype(re, cdt) + xp.astype(xp.where(finite, im, xp.zeros_like(im)), cdt) * 1j
+        for special in (math.inf, -math.inf):
+            out = xp.where(im == special, out + complex(0.0, special), out)
+        out = xp.where(xp.isnan(im), out + complex(0.0, math.nan), out)
+    lost_re = (re == 0) & (xp.signbit(re) != xp.signbit(xp.real(out)))
+    out = xp.where(lost_re, -xp.conj(out), out)
+    lost_im = (im == 0) & (xp.signbit(im) != xp.signbit(xp.imag(out)))
+    return xp.where(lost_im, xp.conj(out), out)

@@ -1,4 +1,4 @@
-"""Element-wise arithmetic and comparisons, Cast, AddN, MatMul and BatchMatMulV2.
+"""Element-wise arithmetic and comparisons, Cast and AddN (matrix products: ``kernels/linalg/products.py``).
 
 Element-wise ops are registered from tables (the ones needing more than a table entry, such as
 Mod, ClipByValue or Lgamma, live in math_extra_ops.py and register through ``_register``).  The kernels of
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tfops_py.conformance import (BOOL, BROADCAST, ShapeRule, conformance, divergence, family_cases, one_of,
+from tfops_py.conformance import (BOOL, BROADCAST, conformance, divergence, family_cases, one_of,
                                   returns_inputs, small, uniform, values, via_dtype, via_op)
 from tfops_py.errors import InvalidArgumentError, UnimplementedError
 from tfops_py.framework.dtypes import DataType
@@ -305,79 +305,6 @@ def _add_n(ctx: KernelContext, inputs: list) -> Any:
     return total
 
 
-# -- matrix products ---------------------------------------------------------------------------------
-
-def _matmul_dims(ctx: Any, a: PartialTensorShape, b: PartialTensorShape, adj_a: bool,
-                 adj_b: bool) -> tuple[int, int]:
-    """(rows, cols) of the product of the last two dims; TF's message when the inner dims differ."""
-    m, k1 = (a[-1], a[-2]) if adj_a else (a[-2], a[-1])
-    k2, n = (b[-1], b[-2]) if adj_b else (b[-2], b[-1])
-    if InferenceContext.merge_dim(k1, k2) is None:
-        ctx.invalid_argument(f"Matrix size-incompatible: In[0]: {a}, In[1]: {b}")
-    return m, n
-
-
-@register_shape("MatMul")
-def _matmul_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    a = ctx.with_rank(ctx.input(0), 2, "In[0]")
-    b = ctx.with_rank(ctx.input(1), 2, "In[1]")
-    return [PartialTensorShape(_matmul_dims(ctx, a, b, ctx.attr("transpose_a"), ctx.attr("transpose_b")))]
-
-
-def _batch_matmul_dims(ctx: Any, a: PartialTensorShape, b: PartialTensorShape) -> PartialTensorShape:
-    if a.dims() < 2 or b.dims() < 2:
-        i, s = (0, a) if a.dims() < 2 else (1, b)
-        ctx.invalid_argument(f"In[{i}] ndims must be >= 2: {s.dims()}")
-    try:
-        batch = broadcast_shapes(ctx, PartialTensorShape(a.as_tuple()[:-2]), PartialTensorShape(b.as_tuple()[:-2]))
-    except InvalidArgumentError:
-        ctx.invalid_argument(f"In[0] and In[1] must have compatible batch dimensions: {a} vs. {b}")
-        raise  # unreachable
-    m, n = _matmul_dims(ctx, a, b, ctx.attrs["adj_x"], ctx.attrs["adj_y"])
-    return PartialTensorShape(list(batch.as_tuple()) + [m, n])
-
-
-@register_shape("BatchMatMulV2")
-def _batch_matmul_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    a, b = ctx.input(0), ctx.input(1)
-    if a.unknown_rank() or b.unknown_rank():
-        return [unknown_shape()]
-    return [_batch_matmul_dims(ctx, a, b)]
-
-
-def _product(ctx: KernelContext, a: Any, b: Any, adj_a: bool, adj_b: bool, conj: bool) -> Any:
-    xp = ctx.xp
-    dt = ctx.output_dtypes[0]
-    wide = compute_dtype(dt)
-    if wide != dt:  # half/bfloat16: products and sums in float, rounded once
-        a, b = xp.astype(a, ctx.dtype(wide)), xp.astype(b, ctx.dtype(wide))
-    if adj_a:
-        a = xp.matrix_transpose(xp.conj(a) if conj else a)
-    if adj_b:
-        b = xp.matrix_transpose(xp.conj(b) if conj else b)
-    out = xp.matmul(a, b)
-    return out if wide == dt else xp.astype(out, ctx.dtype(dt))
-
-
-@register_kernel("MatMul")
-def _matmul(ctx: KernelContext, a: Any, b: Any) -> Any:
-    if a.ndim != 2 or b.ndim != 2:
-        ctx.invalid_argument(f"In[0] and In[1] has different ndims: {format_shape(a.shape)} vs. "
-                             f"{format_shape(b.shape)}" if a.ndim != b.ndim else
-                             f"In[0] is not a matrix. Instead it has shape {format_shape(a.shape)}")
-    attrs = ctx.attrs
-    _matmul_dims(ctx, PartialTensorShape(a.shape), PartialTensorShape(b.shape),
-                 attrs["transpose_a"], attrs["transpose_b"])
-    return _product(ctx, a, b, attrs["transpose_a"], attrs["transpose_b"], conj=False)
-
-
-@register_kernel("BatchMatMulV2")
-def _batch_matmul(ctx: KernelContext, x: Any, y: Any) -> Any:
-    _batch_matmul_dims(ctx, PartialTensorShape(x.shape), PartialTensorShape(y.shape))
-    return _product(ctx, x, y, ctx.attrs["adj_x"], ctx.attrs["adj_y"],
-                    conj=ctx.output_dtypes[0].is_complex)
-
-
 # -- conformance (tests/conformance): how each op is checked against TF, where it departs ----------------
 family_cases("tfops_py.kernels.math._math_cases:build")
 _ANY = values(specials=True)
@@ -401,43 +328,6 @@ conformance("Cast", generate=False)
 conformance("AddN", inputs=_ANY, N=one_of(1, 2, 3, 4), live=40)
 
 
-class _ProductShapes(ShapeRule):
-    """Matrix products: inner dimensions that agree (as the transpose/adjoint attrs say), 0..5 each; batch
-    dimensions (BatchMatMulV2) that broadcast."""
-
-    def __init__(self, a: str, b: str, ta: str, tb: str, fixed: list[dict[str, Any]]):
-        self.names, self.fixed = (a, b, ta, tb), fixed
-
-    def patterns(self) -> list[dict[str, Any]]:
-        return self.fixed
-
-    def sample(self, rng: np.random.Generator) -> dict[str, Any]:
-        a, b, ta, tb = self.names
-        m, k, n = (int(v) for v in rng.integers(0, 6, 3))
-        t_a, t_b = (bool(v) for v in rng.integers(0, 2, 2))
-        batch_a, batch_b = _broadcastable_batches(rng) if a == "x" else ((), ())
-        return {a: batch_a + ((k, m) if t_a else (m, k)), b: batch_b + ((n, k) if t_b else (k, n)), ta: t_a, tb: t_b}
-
-
-def _broadcastable_batches(rng: np.random.Generator) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    base = [int(v) for v in rng.integers(1, 4, int(rng.integers(0, 4)))]
-    out = []
-    for _ in range(2):
-        dims = [1 if rng.integers(0, 3) == 0 else d for d in base]
-        out.append(tuple(dims[int(rng.integers(0, len(dims) + 1)):]))
-    return out[0], out[1]
-
-
-conformance("MatMul", a=small(), b=small(), compare="acc", live=30, grad=True, shapes=_ProductShapes(
-    "a", "b", "transpose_a", "transpose_b", [
-        dict(a=(3, 4), b=(4, 5)), dict(a=(4, 3), b=(4, 5), transpose_a=True),
-        dict(a=(3, 4), b=(5, 4), transpose_b=True), dict(a=(4, 3), b=(5, 4), transpose_a=True, transpose_b=True),
-        dict(a=(2, 0), b=(0, 3)), dict(a=(0, 3), b=(3, 2))]))
-conformance("BatchMatMulV2", x=small(), y=small(), compare="acc", live=30, shapes=_ProductShapes(
-    "x", "y", "adj_x", "adj_y", [
-        dict(x=(2, 1, 3, 4), y=(5, 4, 2)), dict(x=(3, 4), y=(2, 4, 5)), dict(x=(2, 4, 3), y=(2, 4, 5), adj_x=True),
-        dict(x=(1, 2, 3), y=(2, 4, 3), adj_y=True), dict(x=(0, 3, 4), y=(4, 2)), dict(x=(3, 0), y=(0, 2))]))
-
 IN_FLOAT = via_dtype(DataType.DT_FLOAT, "TF has no kernel for the dtype: the value is TF's in float, rounded back")
 ROUND_INTEGERS = returns_inputs(0, note="TF's int32/int64 Round kernel returns zeros and it has no int8/int16 kernel; "
                                         "tfops_py returns the input, as tf.round")
@@ -446,9 +336,6 @@ _INTEGERS = (DataType.DT_INT8, DataType.DT_INT16, DataType.DT_INT32, DataType.DT
 divergence("RealDiv", when="integer inputs", tf="no kernel (NotFoundError)",
            ours="Div's result (toward zero, division-by-zero error)", dtypes=_INTEGERS,
            reference=via_op("Div", "TF has no integer RealDiv kernel; tfops_py computes Div (toward zero)"))
-divergence("MatMul", when="unsigned integer inputs", tf="no kernel", ours="computed (wrapping)",
-           dtypes=_INTEGERS[4:], reference=via_dtype(DataType.DT_INT64, "TF has no unsigned MatMul kernel: the value "
-                                                                       "is TF's int64 product, wrapped to the type"))
 divergence(("FloorDiv", "Round", "TruncateDiv"), when="complex inputs", tf="no kernel (NotFoundError)",
            ours="UnimplementedError naming the op and dtype")
 divergence(("Reciprocal", "Inv"), when="signed integer inputs", tf="no kernel (NotFoundError)",

@@ -335,7 +335,7 @@ for _op in FORWARD:
 for _op in GRAD + GRAD_V2:
     _dim = "dense_output_dim0" if _op in GRAD_V2 else "output_dim0"
     _dim0: dict[str, Any] = {_dim: literal(6, _I32)}
-    conformance(_op, grad=values(), indices=_Rows("grad", bad=0.0), segment_ids=_GradSegments(),
+    conformance(_op, input_domains={"grad": values()}, indices=_Rows("grad", bad=0.0), segment_ids=_GradSegments(),
                 shapes=_Lookups("grad"), compare="acc", live=15, **_dim0,
                 cases=[case({"grad": literal(_TABLE[:3]), "indices": literal(idx, _I32),
                              "segment_ids": literal(seg, _I32), _dim: literal(dim0, _I32)})

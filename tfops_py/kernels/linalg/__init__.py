@@ -1,0 +1,1 @@
+"""Linear algebra kernels: matrix products, Einsum, factorizations, solvers, matrix functions, diagonals and bands."""
