@@ -70,7 +70,9 @@ def has_numpy(dt: DataType) -> bool:
     return dt != DataType.DT_INVALID
 
 
-NUMPY_TYPES = [dt for dt in DataType if has_numpy(dt)]
+# TF's Python cannot make tensors of the "fnuz" float8 types (its TensorProto lacks them): no case can use them.
+_UNTESTABLE = frozenset({DataType.DT_FLOAT8_E4M3FNUZ, DataType.DT_FLOAT8_E4M3B11FNUZ, DataType.DT_FLOAT8_E5M2FNUZ})
+NUMPY_TYPES = [dt for dt in DataType if has_numpy(dt) and dt not in _UNTESTABLE]
 
 
 # -- the factors of an op's generated cases --------------------------------------------------------------

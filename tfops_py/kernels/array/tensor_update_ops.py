@@ -21,7 +21,7 @@ from tfops_py.framework.tensor_shape import format_shape
 from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._scatter import scatter_rows
 from tfops_py.kernels._shape_util import host_ints
-from tfops_py.kernels.array._array_domains import nd_indices
+from tfops_py.kernels.array._array_domains import nd_indices, row_indices
 from tfops_py.kernels.array._strided_slice import check_spec_shapes, dense_slice, index_tuple
 from tfops_py.kernels.array.grad_scatter_ops import tensor_scatter, tensor_scatter_shape
 from tfops_py.kernels.registry import KernelContext, register_kernel
@@ -46,6 +46,18 @@ for _mode in ("Update", "Sub", "Min", "Max"):
 
 
 # -- InplaceUpdate, InplaceAdd, InplaceSub -----------------------------------------------------------------
+def is_number_type(dt: DataType) -> bool:
+    """TF's ``TF_CALL_NUMBER_TYPES``: the integer, real floating and complex types (no float8, no 4-bit)."""
+    return dt.is_integer or dt.is_complex or dt in (DataType.DT_HALF, DataType.DT_BFLOAT16, DataType.DT_FLOAT,
+                                                    DataType.DT_DOUBLE)
+
+
+def check_copyable(ctx: KernelContext, dt: DataType) -> None:
+    """TF's ``DoCopy`` (DeepCopy, TensorStridedSliceUpdate) copies numbers, bools and strings only."""
+    if not (is_number_type(dt) or dt in (DT_BOOL, DT_STRING)):
+        ctx.invalid_argument(f"Unsupported data type: {dt.short_name}")
+
+
 register_shape("InplaceUpdate", "InplaceAdd", "InplaceSub")(unchanged_shape)
 
 
@@ -68,7 +80,7 @@ def _inplace_kernel(mode: str):
         if math.prod(xs) == 0 or math.prod(vs) == 0:
             return x
         dt = ctx.input_dtypes[0]
-        if mode != "Update" and dt in (DT_BOOL, DT_STRING):
+        if not (is_number_type(dt) or mode == "Update" and dt in (DT_BOOL, DT_STRING)):
             ctx.invalid_argument(f"Unsupported data type: {dt.short_name}")
         xp, rows = ctx.xp, xs[0]
         wrapped = (idx.astype(np.int64) % rows + rows) % rows  # TF's index guard: indices wrap around
@@ -89,6 +101,7 @@ def strided_slice_update(ctx: KernelContext, base: Any, begin: Any, end: Any, st
     """``base`` with its strided slice (the op's begin/end/strides inputs and mask attrs) set to ``value``,
     which must broadcast to the slice's shape; a new array."""
     xp = ctx.xp
+    check_copyable(ctx, ctx.input_dtypes[0])  # TF copies the input first (DoCopy)
     b, e, s = ctx.host(begin), ctx.host(end), ctx.host(strides)
     check_spec_shapes(ctx.invalid_argument, b.shape, e.shape, s.shape)
     masks = [ctx.attrs[m] for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")]
@@ -161,3 +174,39 @@ for _mode in ("Update", "Sub", "Min", "Max"):
                        updates=[b"x", b"yy", b"z"])]
     conformance(_op, tensor=values(specials=True), indices=nd_indices("tensor"), updates=values(specials=True),
                 shapes=_SCATTER_SHAPES, cases=_scatter_cases(_op) + _extra, compare="exact")
+
+
+_INPLACE_SHAPES = [{"x": (4, 3), "i": (2,), "v": (2, 3)}, {"x": (5,), "i": (3,), "v": (3,)},
+                   {"x": (3, 2, 2), "i": (4,), "v": (4, 2, 2)}, {"x": (0, 3), "i": (0,), "v": (0, 3)},
+                   {"x": (2, 0), "i": (2,), "v": (2, 0)}]
+for _mode in ("Update", "Add", "Sub"):
+    _op = f"Inplace{_mode}"
+    conformance(_op, x=values(), i=row_indices("x", bad=True), v=values(), shapes=_INPLACE_SHAPES, compare="exact",
+                cases=[case(id=f"{_op}/wrapped", x=[[1, 2], [3, 4], [5, 6]], i=literal([-1, 4, 1, -1], _I32),
+                            v=[[1, 1], [2, 2], [3, 3], [4, 4]]),
+                       case(id=f"{_op}/i_matrix", x=[1, 2], i=literal([[0]], _I32), v=[1]),
+                       case(id=f"{_op}/ranks_differ", x=[[1, 2]], i=literal([0], _I32), v=[1]),
+                       case(id=f"{_op}/inner_differs", x=[[1, 2]], i=literal([0], _I32), v=[[1, 2, 3]]),
+                       case(id=f"{_op}/count_differs", x=[[1, 2]], i=literal([0, 0], _I32), v=[[1, 2]]),
+                       case(id=f"{_op}/strings", x=[b"a", b"b"], i=literal([1], _I32), v=[b"z"])])
+
+_SLICE = {"input": (4, 5), "value": (2, 5)}
+conformance("TensorStridedSliceUpdate", generate=False, compare="exact", cases=[
+    case(id="TensorStridedSliceUpdate/rows", begin=literal([0], _I32), end=literal([4], _I32),
+         strides=literal([2], _I32), shapes=_SLICE),
+    case(id="TensorStridedSliceUpdate/broadcast", begin=literal([1, 0], _I64), end=literal([3, 5], _I64),
+         strides=literal([1, 2], _I64), shapes={"input": (4, 5), "value": (1, 3)}),
+    case(id="TensorStridedSliceUpdate/shrink_negative", begin=literal([-1, 4], _I32), end=literal([0, 0], _I32),
+         strides=literal([1, -1], _I32), shrink_axis_mask=1, shapes={"input": (4, 5), "value": (4,)}),
+    case(id="TensorStridedSliceUpdate/ellipsis_new_axis", begin=literal([0, 0, 1], _I32),
+         end=literal([0, 0, 3], _I32), strides=literal([1, 1, 1], _I32), ellipsis_mask=1, new_axis_mask=2,
+         shapes={"input": (2, 3, 4), "value": (2, 3, 1, 2)}),
+    case(id="TensorStridedSliceUpdate/empty_slice", begin=literal([2], _I32), end=literal([2], _I32),
+         strides=literal([1], _I32), shapes={"input": (4, 5), "value": (7,)}),
+    case(id="TensorStridedSliceUpdate/no_broadcast", begin=literal([0], _I32), end=literal([2], _I32),
+         strides=literal([1], _I32), shapes={"input": (4, 5), "value": (3, 5)}),
+    case(id="TensorStridedSliceUpdate/zero_stride", begin=literal([0], _I32), end=literal([2], _I32),
+         strides=literal([0], _I32), shapes=_SLICE),
+    case(id="TensorStridedSliceUpdate/scalar", input=7, begin=literal([0], _I32), end=literal([0], _I32),
+         strides=literal([1], _I32), value=3, ellipsis_mask=1),
+])
