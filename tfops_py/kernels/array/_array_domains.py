@@ -69,3 +69,60 @@ class RowIndices(Domain):
 
 def row_indices(source: str, dim: int = 0, bad: bool = False) -> RowIndices:
     return RowIndices(source, dim, bad)
+
+
+class SpaceBlock(Domain):
+    """A ``block_shape`` for SpaceToBatchND/BatchToSpaceND over input ``source``: 0..3 block dims (fewer than
+    its rank) of sizes 1..3; ``divides_batch``: their product divides the batch (BatchToSpaceND)."""
+
+    patterned = False
+
+    def __init__(self, source: str, divides_batch: bool = False):
+        self.source, self.divides_batch = source, divides_batch
+        self.depends = (source,)
+
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
+
+    def draw(self, d: Draw) -> np.ndarray:
+        shape = np.shape(d.inputs[self.source])
+        m = int(d.rng.integers(0, min(3, max(len(shape) - 1, 0)) + 1))
+        block = d.rng.integers(1, 4, m)
+        if self.divides_batch and m:
+            while shape[0] % int(np.prod(block)):
+                block[int(np.argmax(block))] -= 1  # ends at all ones, which divides anything
+        return block.astype(d.dtype.numpy_dtype)
+
+
+def space_block(source: str, divides_batch: bool = False) -> SpaceBlock:
+    return SpaceBlock(source, divides_batch)
+
+
+class SpacePads(Domain):
+    """``paddings`` (or ``crops``) of shape [M, 2] for the drawn ``block`` over input ``source``: paddings make
+    each padded dim a multiple of its block, crops keep each cropped dim >= 0."""
+
+    patterned = False
+
+    def __init__(self, source: str, block: str, crops: bool = False):
+        self.source, self.block, self.crops = source, block, crops
+        self.depends = (source, block)
+
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
+
+    def draw(self, d: Draw) -> np.ndarray:
+        shape = np.shape(d.inputs[self.source])
+        block = np.asarray(d.inputs[self.block]).astype(np.int64).reshape(-1)
+        out = np.zeros((block.size, 2), np.int64)
+        for i, b in enumerate(block.tolist()):  # over the few block dims
+            n = shape[i + 1]
+            total = n * b if self.crops else (-n) % b + b * int(d.rng.integers(0, 2))
+            total = int(d.rng.integers(0, total + 1)) if self.crops else total
+            out[i, 0] = int(d.rng.integers(0, total + 1))
+            out[i, 1] = total - out[i, 0]
+        return out.astype(d.dtype.numpy_dtype)
+
+
+def space_pads(source: str, block: str, crops: bool = False) -> SpacePads:
+    return SpacePads(source, block, crops)
