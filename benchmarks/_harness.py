@@ -46,7 +46,8 @@ def time_pair(ours: Callable[[], object], theirs: Callable[[], object], reps: in
 
 
 def header(width: int) -> str:
-    return f"{'name':{width}s} {'ours_ms':>9s} {'tf_ms':>9s} {'ratio':>6s}   {'ours_min':>9s} {'tf_min':>9s} {'ratio':>6s}"
+    return (f"{'name':{width}s} {'ours_ms':>9s} {'tf_ms':>9s} {'ratio':>6s}   "
+            f"{'ours_min':>9s} {'tf_min':>9s} {'ratio':>6s}")
 
 
 def row(name: str, t: Timing, width: int) -> str:

@@ -25,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from tfops_py import Scope, ops  # noqa: E402
-from tfops_py.kernels.nn import _depthwise_conv_impl as impl  # noqa: E402
 from tfops_py.kernels._parallel import budget, threads  # noqa: E402
 from _harness import kernel_session, time_pair  # noqa: E402
 

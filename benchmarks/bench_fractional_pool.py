@@ -3,7 +3,8 @@
     python benchmarks/bench_fractional_pool.py [--reps 30] [--only SUBSTRING]
 
 Input [32,56,56,64] float32, pooling_ratio [1,1.44,1.44,1], overlapping, deterministic seeds
-(output [32,38,38,64]); the max-pool rows are for information.  TF runs as users get it: eager ``tf.raw_ops`` with its default CPU
+(output [32,38,38,64]); the max-pool rows are for information.  TF runs as users get it: eager ``tf.raw_ops`` with its
+default CPU
 kernels.  The two sides alternate run by run, so load from other processes hits both alike; each
 prints the median of ``--reps`` runs after warm-up: wall time, then CPU time of the process (all
 threads), which stays comparable when other processes hold the cores.

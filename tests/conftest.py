@@ -20,10 +20,19 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI") or os.environ.get("TFOPS_HYPOTHESIS_PROFILE") == "ci":
     settings.load_profile("ci")
 
-BACKENDS = ["numpy", "array_api_strict"]
+from tests.backends import BACKENDS, report_header  # noqa: E402
+
+
+def pytest_report_header(config):
+    return report_header()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if config.option.verbose < 0:  # -q hides the header: say once which backends ran
+        terminalreporter.write_line(report_header())
 
 
 @pytest.fixture(params=BACKENDS)
 def backend(request):
-    """Every kernel test runs on NumPy and on the strict array-API namespace (proof of neutrality)."""
+    """Every kernel test runs on NumPy, the strict array-API namespace and, where a GPU is visible, CuPy."""
     return request.param

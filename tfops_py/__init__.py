@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from tfops_py import errors, ops
 from tfops_py.framework.dtypes import *  # noqa: F401,F403  (DT_* constants, DataType)
+from tfops_py.framework import dtypes as _dtypes
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.func_graph import Function
 from tfops_py.framework.operation import Input, InputList, NoGradient, Operation, Output, OutputList
@@ -43,5 +44,6 @@ def __getattr__(name: str):
     return getattr(importlib.import_module(module), name)
 
 __all__ = ["ClientSession", "DataType", "Function", "Input", "InputList", "NoGradient", "Operation", "Output",
-           "OutputList", "PartialTensorShape", "RunMetadata", "RunOptions", "Scope", "Status", "TF_CHECK_OK", "TensorShape",
-           "errors", "ops", "AddSymbolicGradients", "ComputeGradientError"] + [_dt.name for _dt in DataType]
+           "OutputList", "PartialTensorShape", "RunMetadata", "RunOptions", "Scope", "Status", "TF_CHECK_OK",
+           "TensorShape", "errors", "ops", "AddSymbolicGradients", "ComputeGradientError"]
+__all__ += _dtypes.__all__

@@ -36,18 +36,23 @@ class OpError(Exception):
 
     code: Code = Code.UNKNOWN
 
-    def __init__(self, message: str, *, op_type: str | None = None, node_name: str | None = None):
+    def __init__(self, message: str, *, op_type: str | None = None, node_name: str | None = None,
+                 defined_at: tuple[str, int] | None = None):
         self.message = message
         self.op_type = op_type
         self.node_name = node_name
+        # Where the user's code built the node (file, line): set on errors raised while a graph runs.
+        self.defined_at = defined_at
         super().__init__(self._render())
 
     def _render(self) -> str:
         if self.node_name is not None:
-            return f"{self.op_type} node '{self.node_name}': {self.message}"
-        if self.op_type is not None:
-            return f"{self.op_type}: {self.message}"
-        return self.message
+            text = f"{self.op_type} node '{self.node_name}': {self.message}"
+        elif self.op_type is not None:
+            text = f"{self.op_type}: {self.message}"
+        else:
+            text = self.message
+        return text
 
     def __str__(self) -> str:
         return self._render()
@@ -127,4 +132,8 @@ def error_class(code: Code | int) -> type[OpError]:
     return _BY_CODE.get(Code(code), OpError)
 
 
-__all__ = [name for name in dir() if name.endswith("Error")] + ["Code", "error_class"]
+__all__ = ["Code", "error_class", "OpError", "CancelledError", "UnknownError", "InvalidArgumentError",
+           "DeadlineExceededError", "NotFoundError", "AlreadyExistsError", "PermissionDeniedError",
+           "ResourceExhaustedError",
+           "FailedPreconditionError", "AbortedError", "OutOfRangeError", "UnimplementedError",
+           "InternalError", "UnavailableError", "DataLossError", "UnauthenticatedError"]

@@ -344,7 +344,8 @@ def main() -> None:
         json.dump(data, f, sort_keys=True, separators=(",", ":"))
     renamed = [(c["class"], c["op"]) for c in classes if c["class"] != c["op"]]
     print(f"TF {tf.__version__}: {len(ops)} ops, {len(classes)} C++ classes "
-          f"({sum(c['internal'] for c in classes)} internal); renamed: {renamed}; matched with argument renames: {loose}", file=sys.stderr)
+          f"({sum(c['internal'] for c in classes)} internal); renamed: {renamed}; "
+          f"matched with argument renames: {loose}", file=sys.stderr)
 
 
 if __name__ == "__main__":

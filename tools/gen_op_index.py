@@ -14,7 +14,6 @@ Needs no TensorFlow (``tfops_py/_data/tf_kernels.json.gz`` holds TF's kernel and
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -28,7 +27,7 @@ from tests.conformance.check import backend_holds, cases_by_op  # noqa: E402
 from tfops_py.conformance import Divergence, divergences, spec_of, specs  # noqa: E402
 from tfops_py.conformance import tf_registry  # noqa: E402
 from tfops_py.framework.dtypes import DataType  # noqa: E402
-from tfops_py.framework.op_def import cc_classes, get_op_def, has_op_def, tensorflow_version  # noqa: E402
+from tfops_py.framework.op_def import cc_classes, get_op_def, has_op_def  # noqa: E402
 from tfops_py.framework.shape_inference import registered_shape_ops  # noqa: E402
 from tfops_py.gradients import registered_gradient_ops  # noqa: E402
 from tfops_py.kernels import registry as kernel_registry  # noqa: E402

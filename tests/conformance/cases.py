@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tests.conformance.pairwise import pairwise
-from tfops_py.conformance import (ALLOWED, BROADCAST, SAME, Case, Domain, Draw, GraphCase, OneOf, Reference,
+from tfops_py.conformance import (ALLOWED, BROADCAST, SAME, Domain, Draw, GraphCase, OneOf, Reference,
                                   ShapeRule, Spec, case_builders, divergences, literal, specs, values)
 from tfops_py.conformance.domains import Literal
 from tfops_py.conformance.spec import CaseList
@@ -64,7 +64,7 @@ def seed_of(case_id: str) -> int:
 
 def has_numpy(dt: DataType) -> bool:
     try:
-        dt.numpy_dtype
+        _ = dt.numpy_dtype
     except KeyError:
         return False
     return dt != DataType.DT_INVALID

@@ -12,6 +12,7 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 and float8 names with NumPy)
 import numpy as np
 
 from tests.conformance import golden
+from tests.backends import BACKENDS as TEST_BACKENDS
 from tests.conformance.golden import GoldenCase
 from tests.conformance.ours import run_graph, run_op
 from tests.conformance.outcomes import assert_outcome
@@ -21,7 +22,7 @@ from tfops_py.errors import OpError
 from tfops_py.framework.dtypes import DataType, as_datatype
 from tfops_py.framework.op_def import get_op_def
 
-BACKENDS = ("numpy", "array_api_strict")
+BACKENDS = tuple(TEST_BACKENDS)  # numpy, array_api_strict, and cupy where a CUDA GPU is visible
 MODES = ("const", "feed")
 
 

@@ -162,7 +162,7 @@ def tf_graph_case(build: Callable[..., Any], inputs: Sequence[np.ndarray]) -> Ou
             except tf.errors.OpError as e:
                 cls, message = _error(e)
                 return Outcome(error=cls, message=message, shapes=shapes)
-    return Outcome(values=[np.asarray(v, dtype=object if getattr(v, "dtype", None) == object else None)
+    return Outcome(values=[np.asarray(v, dtype=object if getattr(v, "dtype", None) == np.dtype(object) else None)
                            for v in values], shapes=shapes)
 
 

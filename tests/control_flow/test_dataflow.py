@@ -195,7 +195,8 @@ def test_cycle_without_next_iteration_is_tfs_error(with_switch):
     b = ops.Identity(root.WithOpName("b"), a)
     root.graph().UpdateEdge(b, a.node(), 0)
     fetch = ops.Switch(root, b, ops.Const(root, True)).output_true if with_switch else b
-    with pytest.raises(InvalidArgumentError, match=r"Graph is invalid, contains a cycle with [23] nodes, including: a, b"):
+    with pytest.raises(InvalidArgumentError,
+                       match=r"Graph is invalid, contains a cycle with [23] nodes, including: a, b"):
         session(root).Run([fetch])
 
 

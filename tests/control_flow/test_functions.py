@@ -8,7 +8,7 @@ import pytest
 
 from tests.graphdef.test_export_tf import assert_same, run_in_tf
 from tests.tf_oracle import require_tf
-from tfops_py import (DT_BOOL, DT_COMPLEX64, DT_FLOAT, DT_INT32, ClientSession, Function, PartialTensorShape, Scope,
+from tfops_py import (DT_BOOL, DT_FLOAT, DT_INT32, ClientSession, Function, PartialTensorShape, Scope,
                       ops)
 from tfops_py.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
 from tfops_py.framework.function import AttrPlaceholder, FunctionDef, FunctionNodeDef

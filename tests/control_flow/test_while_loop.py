@@ -151,7 +151,8 @@ def _loop_graph(scale: float):
     i0 = ops.Const(root.WithOpName("i0"), 0)
     outs = ops.BuildWhileLoop(
         root, [i0, x, n], lambda s, v: ops.Less(s, v[0], v[2]),
-        lambda s, v: [ops.Add(s, v[0], 1), ops.AddV2(s, ops.Mul(s, v[1], np.float64(scale)), ops.Cast(s, v[0], DT_DOUBLE)),
+        lambda s, v: [ops.Add(s, v[0], 1),
+                      ops.AddV2(s, ops.Mul(s, v[1], np.float64(scale)), ops.Cast(s, v[0], DT_DOUBLE)),
                       ops.Identity(s, v[2])], "loop")
     return root, n, x, outs
 

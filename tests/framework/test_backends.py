@@ -12,10 +12,8 @@ import pytest
 
 from tfops_py import DT_FLOAT, ClientSession, Scope, errors, ops
 from tfops_py.backends import get_backend, set_default_backend
-from tfops_py.backends.cupy_backend import gpu_count
+from tests.backends import HAS_GPU
 from tests.util import run_op
-
-HAS_GPU = gpu_count() > 0
 
 
 def _quickstart(root):
@@ -119,7 +117,8 @@ def test_assigned_device_wins_over_requested():
 def test_unsatisfiable_device_errors_unless_soft_placement():
     root = Scope.NewRootScope()
     a = ops.Add(root.WithDevice("/GPU:0").WithOpName("g"), 1.0, 2.0)
-    with pytest.raises(errors.InvalidArgumentError, match="Cannot assign a device for operation .*GPU:0.*allow_soft_placement"):
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Cannot assign a device for operation .*GPU:0.*allow_soft_placement"):
         ClientSession(root).Run([a])
     (out,) = ClientSession(root, allow_soft_placement=True).Run([a])
     assert out == 3.0

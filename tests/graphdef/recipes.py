@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tfops_py import DT_FLOAT, DT_INT32, ClientSession, DataType, Output, Scope, ops
+from tfops_py import DT_FLOAT, DT_INT32, ClientSession, DataType, Operation, Output, Scope, ops
 from tfops_py.errors import OpError
 from tfops_py.framework.node_builder import add_node
 from tfops_py.framework.op_def import get_op_def
@@ -369,3 +369,42 @@ def run(root: Scope, feeds: dict, fetches: list, targets: list) -> list[np.ndarr
 
 def has_recipe(op_type: str) -> bool:
     return op_type in _RECIPES
+
+
+@recipe("SummaryWriter", "CreateSummaryFileWriter", "WriteScalarSummary", "WriteHistogramSummary", "WriteSummary",
+        "WriteGraphSummary", "WriteRawProtoSummary", "FlushSummaryWriter", "CloseSummaryWriter")
+def _summary_writer(s):
+    """Create, write each kind of event, flush, close: a chain of control dependencies (TF runs targets in
+    any order), ending in a fetch of the log directory."""
+    import atexit
+    import shutil
+    import tempfile
+
+    def node(scope, op_type, *inputs, **attrs):
+        outs = [v if isinstance(v, Output) else c(scope, v) for v in inputs]
+        return add_node(scope, get_op_def(op_type), outs, attrs)
+
+    logdir = tempfile.mkdtemp(prefix="tfops_summary_")
+    atexit.register(shutil.rmtree, logdir, True)
+    writer = Output(node(s, "SummaryWriter", shared_name="export_test"), 0)
+    step = np.int64(1)
+    last = node(s, "CreateSummaryFileWriter", writer, logdir, np.int32(5), np.int32(100), ".test")
+    summary = ops.ScalarSummary(s, "raw", 2.0).summary
+    metadata = b"\x12\x05shown"  # SummaryMetadata(display_name="shown")
+    for op_type, inputs in (("WriteScalarSummary", ("loss", f32())), ("WriteHistogramSummary", ("h", f32(3, 4))),
+                            ("WriteSummary", (f32(2, 2), "t", metadata)), ("WriteGraphSummary", (b"",)),
+                            ("WriteRawProtoSummary", (summary,)), ("FlushSummaryWriter", ()),
+                            ("CloseSummaryWriter", ())):
+        scope = s.WithControlDependencies(Operation(last))
+        last = node(scope, op_type, writer, *inputs) if op_type in ("FlushSummaryWriter", "CloseSummaryWriter") \
+            else node(scope, op_type, writer, step, *inputs)
+    return [ops.Identity(s.WithControlDependencies(Operation(last)), c(s, logdir)).output]
+
+
+@recipe("ScalarSummary", "HistogramSummary", "MergeSummary", "TensorSummaryV2")
+def _summaries(s):
+    scalar = ops.ScalarSummary(s, ["a", "b"], c(s, f32(2)))
+    histogram = ops.HistogramSummary(s, "h", c(s, f32(3, 4)))
+    tensor = ops.TensorSummaryV2(s, "t", c(s, f32(2, 2)), b"")
+    return [scalar.summary, histogram.summary, tensor.summary,
+            ops.MergeSummary(s, [scalar, histogram, tensor]).summary]

@@ -18,6 +18,8 @@ KERNEL_OPS = sorted(registered_kernel_ops())
 
 
 def assert_same(ours: np.ndarray, theirs: np.ndarray, what: str) -> None:
+    if isinstance(theirs, bytes):  # a string scalar: np.asarray would give dtype S, which drops trailing NULs
+        theirs = np.array(theirs, dtype=object)
     ours, theirs = np.asarray(ours), np.asarray(theirs)
     if theirs.dtype.kind == "S":
         theirs = theirs.astype(object)

@@ -19,7 +19,8 @@ from tfops_py.graphdef.schema import GraphDef
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "golden", "graphdef")
 SEEDS = [open(os.path.join(GOLDEN, name), "rb").read() for name in ("tf1_basic.pb", "function_nested.pb")]
 # TFOPS_FUZZ_EXAMPLES=5000 for a longer campaign; the suite's default takes a few seconds.
-FUZZ = settings(max_examples=int(os.environ.get("TFOPS_FUZZ_EXAMPLES", "120")), deadline=None, suppress_health_check=list(HealthCheck), database=None)
+FUZZ = settings(max_examples=int(os.environ.get("TFOPS_FUZZ_EXAMPLES", "120")), deadline=None,
+                suppress_health_check=list(HealthCheck), database=None)
 LIMITS = {"max_tensor_bytes": 1 << 20, "max_nodes": 10_000}
 
 

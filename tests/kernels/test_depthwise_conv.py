@@ -305,7 +305,8 @@ ATTR_CASES = [
      "InvalidArgumentError", "All elements of explicit_paddings must be nonnegative"),
     ("explicit_batch", {"padding": "EXPLICIT", "explicit_paddings": [1, 0, 1, 1, 1, 1, 0, 0]},
      "InvalidArgumentError", "Nonzero explicit padding in the batch or depth dimensions is not supported"),
-    ("explicit_depth_nchw", {"padding": "EXPLICIT", "data_format": "NCHW", "explicit_paddings": [0, 0, 1, 0, 1, 1, 1, 1]},
+    ("explicit_depth_nchw",
+     {"padding": "EXPLICIT", "data_format": "NCHW", "explicit_paddings": [0, 0, 1, 0, 1, 1, 1, 1]},
      "InvalidArgumentError", "Nonzero explicit padding in the batch or depth dimensions is not supported"),
     ("explicit_not_explicit", {"explicit_paddings": [0, 0, 1, 1, 1, 1, 0, 0]}, "InvalidArgumentError",
      "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"),
@@ -395,7 +396,7 @@ def build_case(root: Scope, op: str, inputs: dict, a: dict, feed: dict | None = 
     """Our op on the case's inputs: Consts, or (when ``feed`` is a dict) unshaped Placeholders it fills."""
     values = {k: materialize(v) for k, v in {**BASE[op], **inputs}.items()}
     args = []
-    for name, value in values.items():
+    for _name, value in values.items():
         if feed is None:
             args.append(ops.Const(root, value))
         else:
@@ -465,7 +466,8 @@ def test_huge_input_sizes_are_an_oom_error(backend):
     """A valid but unallocatable input gradient (4 TiB) is TF's ResourceExhausted, not a NumPy error."""
     root = Scope.NewRootScope()
     n = 2**20
-    out = ops.DepthwiseConv2dNativeBackpropInput(root, np.array([1, n, n, 1], np.int32), np.ones((1, 1, 1, 1), np.float32),
+    out = ops.DepthwiseConv2dNativeBackpropInput(root, np.array([1, n, n, 1], np.int32),
+                                                 np.ones((1, 1, 1, 1), np.float32),
                                                  np.ones((1, 1, 1, 1), np.float32), [1, n, n, 1], "SAME")
     assert out.output.shape() == [1, n, n, 1]
     with pytest.raises(errors.ResourceExhaustedError, match=r"OOM when allocating tensor with shape\[1,1048576"):
@@ -479,7 +481,8 @@ def test_const_sizes_give_the_output_shape_at_build_time():
     dx = ops.DepthwiseConv2dNativeBackpropInput(root, np.array([1, 2, 4, 5], np.int32), w, dy, [1, 1, 2, 2], "VALID",
                                                 data_format="NCHW")
     assert dx.output.shape() == [1, 2, 4, 5]
-    dw = ops.DepthwiseConv2dNativeBackpropFilter(root, np.ones((1, 4, 6, 2), np.float32), np.array([3, 2, 2, 2], np.int32),
+    dw = ops.DepthwiseConv2dNativeBackpropFilter(root, np.ones((1, 4, 6, 2), np.float32),
+                                                 np.array([3, 2, 2, 2], np.int32),
                                                  np.ones((1, 2, 5, 4), np.float32), [1, 1, 1, 1], "VALID")
     assert dw.output.shape() == [3, 2, 2, 2]
 
@@ -544,7 +547,8 @@ def test_stride_far_larger_than_the_filter(backend):
     np.testing.assert_allclose(y[0, 0, :, 0], [x[0, 0, j * s, 0] * w[0, 0, 0, 0] + x[0, 0, j * s + 1, 0] * w[0, 1, 0, 0]
                                                for j in range(2)])
     assert np.count_nonzero(dx) == 4
-    np.testing.assert_allclose(dw[0, :, 0, 0], [dy[0, 0, :, 0] @ x[0, 0, [0, s], 0], dy[0, 0, :, 0] @ x[0, 0, [1, s + 1], 0]])
+    np.testing.assert_allclose(dw[0, :, 0, 0],
+                               [dy[0, 0, :, 0] @ x[0, 0, [0, s], 0], dy[0, 0, :, 0] @ x[0, 0, [1, s + 1], 0]])
 
 
 # -- divergences from TF's CPU kernels (docs/ops/depthwise_conv.md) -----------------------------------
@@ -620,7 +624,8 @@ def test_live_against_tf_native_kernels(cfg, dtype, backend):
     xt, dyt = (nhwc(x), nhwc(dy)) if cfg["fmt"] == "NCHW" else (x, dy)
     ta = draw_case(nhwc_cfg, dtype)[3]  # type: ignore[index]
     ref = [tf.raw_ops.DepthwiseConv2dNative(input=xt, filter=w, **ta).numpy(),
-           tf.raw_ops.DepthwiseConv2dNativeBackpropInput(input_sizes=xt.shape, filter=w, out_backprop=dyt, **ta).numpy(),
+           tf.raw_ops.DepthwiseConv2dNativeBackpropInput(input_sizes=xt.shape, filter=w, out_backprop=dyt,
+                                                         **ta).numpy(),
            tf.raw_ops.DepthwiseConv2dNativeBackpropFilter(input=xt, filter_sizes=w.shape, out_backprop=dyt,
                                                           **ta).numpy()]
     if dyt.size == 0:

@@ -450,11 +450,13 @@ def test_errors_at_run_time(desc, case, cls, message, tf_says, backend):
 def test_shape_checks_at_build_time():
     root = Scope.NewRootScope()
     with pytest.raises(IA, match=r"for dimension 2\. Input dim size: 1 pooling ratio: 1\.5"):
-        ops.FractionalAvgPool(root, ops.Placeholder(root, as_datatype(np.float32), ops.Placeholder.Shape([2, 4, 1, -1])),
+        ops.FractionalAvgPool(root,
+                              ops.Placeholder(root, as_datatype(np.float32), ops.Placeholder.Shape([2, 4, 1, -1])),
                               [1.0, 1.5, 1.5, 1.0])
     dy = ops.Placeholder(root, as_datatype(np.float32), ops.Placeholder.Shape([3, 2, 2, 1]))
     with pytest.raises(IA, match=r"out_backprop batch 3 exceeds"):
-        ops.FractionalAvgPoolGrad(root, ops.Const(root, i64(1, 4, 4, 1)), dy, ops.Placeholder(root, as_datatype(np.int64)),
+        ops.FractionalAvgPoolGrad(root, ops.Const(root, i64(1, 4, 4, 1)), dy,
+                                  ops.Placeholder(root, as_datatype(np.int64)),
                                   ops.Placeholder(root, as_datatype(np.int64)))
 
 
@@ -594,7 +596,8 @@ def pool_configs(draw):
     ratio = [1.0] + [float(np.float32(draw(st.floats(1.0, min(n, 4.0))))) for n in shape[1:3]] + [1.0]
     return dict(shape=shape, dtype=draw(st.sampled_from(["float32", "float64", "int32", "int64"])),
                 pooling_ratio=ratio, overlapping=draw(st.booleans()), pseudo_random=draw(st.booleans()),
-                seed=draw(st.integers(-2**63, 2**63 - 1)), seed2=draw(st.integers(0, 2**63 - 1)), data=draw(st.integers(0, 2**31)))
+                seed=draw(st.integers(-2**63, 2**63 - 1)), seed2=draw(st.integers(0, 2**63 - 1)),
+                data=draw(st.integers(0, 2**31)))
 
 
 def _values(rng: np.random.Generator, shape, dtype: str) -> np.ndarray:

@@ -190,7 +190,8 @@ def test_add_n_needs_equal_shapes(backend):
 @pytest.mark.parametrize("feed", [False, True])
 def test_matmul_errors(feed, backend):
     a, b = np.ones((2, 3), np.float32), np.ones((4, 5), np.float32)
-    with pytest.raises(errors.InvalidArgumentError, match=r"Matrix size-incompatible: In\[0\]: \[2,3\], In\[1\]: \[4,5\]"):
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"Matrix size-incompatible: In\[0\]: \[2,3\], In\[1\]: \[4,5\]"):
         run_ours("MatMul", [a, b], {}, backend, feed=feed)
     with pytest.raises(errors.InvalidArgumentError, match=r"In\[0\]"):
         run_ours("MatMul", [np.ones((2, 3, 1), np.float32), b], {}, backend, feed=feed)

@@ -270,7 +270,8 @@ def check_layout_against_tf(op: str, inputs: list, attrs: dict, backend: str, ki
 def test_conv2d_matches_tf(backend, data):
     dt = data.draw(st.sampled_from(_float_types(backend) + [D.DT_INT32]))
     n, h, w = data.draw(st.integers(0, 2)), data.draw(st.integers(1, 8)), data.draw(st.integers(1, 8))
-    cg, groups, og = data.draw(st.integers(1, 3)), data.draw(st.sampled_from([1, 1, 2, 3])), data.draw(st.integers(1, 3))
+    cg, groups = data.draw(st.integers(1, 3)), data.draw(st.sampled_from([1, 1, 2, 3]))
+    og = data.draw(st.integers(1, 3))
     kh, kw = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
     padding = data.draw(st.sampled_from(["SAME", "VALID", "EXPLICIT"]))
     attrs = {"strides": [1, data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4)), 1], "padding": padding,

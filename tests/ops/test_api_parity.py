@@ -148,7 +148,7 @@ def test_renamed_classes_and_internal_namespace():
     assert ops.ReduceSum is ops.Sum and ops.Mul is ops.Multiply
     assert ops.internal.FractionalAvgPoolGrad is ops.FractionalAvgPoolGrad
     with pytest.raises(AttributeError):
-        ops.internal.MatMul  # public classes are not in ops::internal
+        _ = ops.internal.MatMul  # public classes are not in ops::internal
 
 
 def test_type_stub_is_up_to_date():

@@ -18,7 +18,7 @@ INSTALL_HINT = "pip install 'tfops_py[cuda12]'"
 
 def _import_cupy() -> Any:
     try:
-        import cupy
+        import cupy  # pyright: ignore[reportMissingImports]  (optional: the cuda12 extra)
     except ImportError as e:
         raise UnavailableError(f"backend 'cupy' needs CuPy, which is not installed ({INSTALL_HINT}): {e}") from None
     return cupy
@@ -47,7 +47,7 @@ class CupyBackend(ArrayApiBackend):
         if not 0 <= device < count:
             raise UnavailableError(f"backend 'cupy': GPU:{device} does not exist ({count} visible)")
         try:
-            from array_api_compat import cupy as xp
+            from array_api_compat import cupy as xp  # pyright: ignore[reportMissingImports]
         except ImportError:
             raise UnavailableError(f"backend 'cupy' needs array-api-compat ({INSTALL_HINT})") from None
         super().__init__(xp)

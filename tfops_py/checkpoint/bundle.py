@@ -19,7 +19,8 @@ import secrets
 import struct
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any, BinaryIO
+import io
+from typing import Any
 
 import numpy as np
 
@@ -85,7 +86,7 @@ def _dtype_of_entry(entry: Any, key: str) -> DataType:
     if dtype in (DataType.DT_VARIANT, DataType.DT_RESOURCE) or dtype == DataType.DT_INVALID:
         raise UnimplementedError(f"Entry for key {key} has dtype {dtype.short_name}, which tfops_py cannot restore")
     try:
-        dtype.numpy_dtype
+        _ = dtype.numpy_dtype
     except KeyError:
         raise UnimplementedError(f"Entry for key {key} has dtype {dtype.short_name}, which tfops_py cannot "
                                  "restore") from None
@@ -149,7 +150,7 @@ class BundleReader:
         self.swap_bytes = header.endianness == 1  # BIG, read on a little-endian host
         check_versions(header.version)
         self._entries = dict(rows[1:])
-        self._files: dict[int, BinaryIO] = {}
+        self._files: dict[int, io.BufferedReader] = {}
         self._lock = threading.Lock()
 
     # -- keys ---------------------------------------------------------------------------
@@ -247,7 +248,7 @@ class BundleReader:
             del value
         return out
 
-    def _file(self, shard: int) -> BinaryIO:
+    def _file(self, shard: int) -> io.BufferedReader:
         if not 0 <= shard < self.num_shards:
             raise DataLossError(f"TensorBundle at {self.prefix}: entry refers to shard {shard}, but the bundle has "
                                 f"{self.num_shards}")
@@ -260,7 +261,7 @@ class BundleReader:
                 raise _fs_error(e, path) from None
         return f
 
-    def _check_extent(self, entry: Any, name: str) -> BinaryIO:
+    def _check_extent(self, entry: Any, name: str) -> io.BufferedReader:
         """The entry's shard, once its bytes are known to lie inside it (checked before any allocation)."""
         f = self._file(entry.shard_id)
         end = os.fstat(f.fileno()).st_size
@@ -396,7 +397,7 @@ class BundleWriter:
         try:
             if directory:
                 os.makedirs(directory, exist_ok=True)
-            self._out: BinaryIO | None = open(self._data_path, "wb")
+            self._out: io.BufferedWriter | None = open(self._data_path, "wb")
         except OSError as e:
             raise _fs_error(e, self._data_path) from None
 

@@ -91,7 +91,7 @@ class TensorSlice:
         """The shape this slice takes out of a tensor of ``shape`` (TF's SliceTensorShape)."""
         if len(shape) != self.dims():
             raise InvalidArgumentError(f"Mismatching ranks: shape = {list(shape)}, slice = {self}")
-        for (start, stop), d in zip(self.bounds(shape), shape):
+        for (_start, stop), d in zip(self.bounds(shape), shape):
             if stop > d:
                 raise InvalidArgumentError(f"Extent in dimension {len(shape)} out of bounds: shape = "
                                            f"{list(shape)}, slice = {self}")

@@ -567,7 +567,8 @@ def _frames_error(out: _Item, cur: _Item, frame: _FrameInfo, first: _Item | None
         return "_SOURCE" if item is None or item.node is None else item.node.name
 
     node: Node = out.node  # type: ignore[assignment]
-    return _node_error(f"{{{{node {node.name}}}}} has inputs from different frames. The input {{{{node {label(cur)}}}}} "
+    return _node_error(f"{{{{node {node.name}}}}} has inputs from different frames. "
+                       f"The input {{{{node {label(cur)}}}}} "
                        f"is in frame '{frame.name}'. The input {{{{node {label(first)}}}}} is in frame "
                        f"'{out.frame.name}'.", node)  # type: ignore[union-attr]
 

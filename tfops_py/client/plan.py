@@ -83,7 +83,10 @@ class Plan:
         vals: list[Any] = list(self._initial)
         for slot, value, spec, out in zip(self._feed_slots, feed_values, self._feed_specs, self.feed_order):
             vals[slot] = convert_feed(self.backend, value, spec, out)
-        return self._execute(vals, step)
+        # TF computes inf/NaN silently: NumPy's floating-point warnings are off for the whole run, once, here,
+        # not in each kernel (errstate is a context variable; kernels.parallel_map carries it to workers).
+        with np.errstate(all="ignore"):
+            return self._execute(vals, step)
 
     def call(self, args: Sequence[Any], step: StepContext | None = None) -> list[Any]:
         """Fetch values for argument values already of the right dtypes (a function body's plan)."""
@@ -118,10 +121,11 @@ class Plan:
                         for a, b, is_list in s.groups]
             try:
                 result = s.fn(s.ctx, *args)
-            except OpError:
+            except OpError as e:
+                located(e, s.node)
                 raise
             except Exception as e:
-                raise kernel_error(e, s.ctx) from e
+                raise located(kernel_error(e, s.ctx), s.node, cause=e)  # noqa: B904 (the cause is set there)
             if s.flat:
                 vals[s.out_slots[0]] = result
                 if check and s.node is not None:
@@ -148,10 +152,11 @@ class Plan:
             start = time.perf_counter()
             try:
                 result = s.fn(s.ctx, *args)
-            except OpError:
+            except OpError as e:
+                located(e, s.node)
                 raise
             except Exception as e:
-                raise kernel_error(e, s.ctx) from e
+                raise located(kernel_error(e, s.ctx), s.node, cause=e)  # noqa: B904 (the cause is set there)
             end = time.perf_counter()
             outs = [result] if s.flat else flatten(result)
             for slot, value in zip(s.out_slots, outs):
@@ -163,6 +168,26 @@ class Plan:
             for slot in s.free:
                 vals[slot] = None
         return [deref(vals[i], None) for i in self._fetch_slots]
+
+
+class DefinedAt(Exception):
+    """Where the user's code built the node whose kernel failed (the cause shown in tracebacks)."""
+
+
+def located(error: OpError, node: Node | None, cause: BaseException | None = None) -> OpError:
+    """``error`` saying where the user's code built the failing node (TF's "defined at"): ``error.defined_at``,
+    and a :class:`DefinedAt` cause in the traceback (before ``cause`` or the error's own cause); ``str(error)``
+    stays TF's exact text."""
+    cause = cause if cause is not None else error.__cause__
+    if node is not None and error.defined_at is None and node.defined_at is not None \
+            and error.node_name in (None, node.name):
+        error.node_name, error.op_type = node.name, error.op_type or node.op
+        error.defined_at = node.defined_at
+        where = DefinedAt(f"node '{node.name}' defined at {node.defined_at[0]}:{node.defined_at[1]}")
+        where.__cause__ = cause
+        cause = where
+    error.__cause__ = cause
+    return error
 
 
 def convert_feed(backend: Any, value: Any, spec: FeedSpec, out: Output) -> Any:

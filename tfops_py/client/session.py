@@ -90,7 +90,7 @@ class ClientSession:
             raise TypeError("Run takes at most 3 positional arguments (feeds, fetches, targets)")
         feeds = {self._feed_key(k): v for k, v in (inputs or {}).items()}
         fetches = [self._fetch_output(f) for f in _as_list(fetch_outputs)]
-        targets = [node_of(self._graph, t) for t in _as_list(run_outputs)]
+        targets = [self._target_node(t) for t in _as_list(run_outputs)]
         for out in list(feeds) + fetches:
             if out.node().graph is not self._graph:  # type: ignore[union-attr]
                 raise InvalidArgumentError(f"tensor {out.name()} is not an element of this session's graph")
@@ -174,8 +174,23 @@ class ClientSession:
     def _fetch_output(self, value: Any) -> Output:
         out = None if isinstance(value, str) else as_output(value)
         if out is not None and out.node() is None:
-            raise InvalidArgumentError("cannot fetch a null Output (its op was built on a scope in error)")
+            raise InvalidArgumentError("cannot fetch a null Output (its op was built on a scope in error)"
+                                       f"{_why_null(self._scope)}")
         return output_of(self._graph, value, "fetch")
+
+    def _target_node(self, value: Any) -> Any:
+        op = value.op() if isinstance(value, Output) else value if isinstance(value, Operation) \
+            else getattr(value, "operation", None)
+        if isinstance(op, Operation) and op.node() is None:
+            raise InvalidArgumentError(f"run target {value!r} is a null op (it was built on a scope in error)"
+                                       f"{_why_null(self._scope)}")
+        return node_of(self._graph, value)
+
+
+def _why_null(scope: Scope) -> str:
+    """The scope status that made an op null (record mode keeps the first error there)."""
+    status = scope.status()
+    return f"; the scope's status: {status.ToString()}" if not status.ok() else ""
 
 
 def _as_list(value: Any) -> list:

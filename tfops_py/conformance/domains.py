@@ -144,7 +144,7 @@ class Values(Domain):
 
 def _has_numpy(dtype: DataType) -> bool:
     try:
-        dtype.numpy_dtype
+        _ = dtype.numpy_dtype
     except KeyError:
         return False
     return True

@@ -131,7 +131,45 @@ def from_numpy(dtype: np.dtype) -> DataType:
     return as_datatype(dtype)
 
 
-# Module-level DT_* constants, as in the C++ namespace.
-globals().update({member.name: member for member in DataType})
+# Module-level DT_* constants, as in the C++ namespace; spelled out so type checkers see them
+# (a test keeps the list equal to the enum).
+DT_INVALID = DataType.DT_INVALID
+DT_FLOAT = DataType.DT_FLOAT
+DT_DOUBLE = DataType.DT_DOUBLE
+DT_INT32 = DataType.DT_INT32
+DT_UINT8 = DataType.DT_UINT8
+DT_INT16 = DataType.DT_INT16
+DT_INT8 = DataType.DT_INT8
+DT_STRING = DataType.DT_STRING
+DT_COMPLEX64 = DataType.DT_COMPLEX64
+DT_INT64 = DataType.DT_INT64
+DT_BOOL = DataType.DT_BOOL
+DT_QINT8 = DataType.DT_QINT8
+DT_QUINT8 = DataType.DT_QUINT8
+DT_QINT32 = DataType.DT_QINT32
+DT_BFLOAT16 = DataType.DT_BFLOAT16
+DT_QINT16 = DataType.DT_QINT16
+DT_QUINT16 = DataType.DT_QUINT16
+DT_UINT16 = DataType.DT_UINT16
+DT_COMPLEX128 = DataType.DT_COMPLEX128
+DT_HALF = DataType.DT_HALF
+DT_RESOURCE = DataType.DT_RESOURCE
+DT_VARIANT = DataType.DT_VARIANT
+DT_UINT32 = DataType.DT_UINT32
+DT_UINT64 = DataType.DT_UINT64
+DT_FLOAT8_E5M2 = DataType.DT_FLOAT8_E5M2
+DT_FLOAT8_E4M3FN = DataType.DT_FLOAT8_E4M3FN
+DT_FLOAT8_E4M3FNUZ = DataType.DT_FLOAT8_E4M3FNUZ
+DT_FLOAT8_E4M3B11FNUZ = DataType.DT_FLOAT8_E4M3B11FNUZ
+DT_FLOAT8_E5M2FNUZ = DataType.DT_FLOAT8_E5M2FNUZ
+DT_INT4 = DataType.DT_INT4
+DT_UINT4 = DataType.DT_UINT4
+DT_INT2 = DataType.DT_INT2
+DT_UINT2 = DataType.DT_UINT2
 
-__all__ = ["DataType", "as_datatype", "from_numpy"] + [m.name for m in DataType]
+__all__ = ["DataType", "as_datatype", "from_numpy",
+           "DT_INVALID", "DT_FLOAT", "DT_DOUBLE", "DT_INT32", "DT_UINT8", "DT_INT16", "DT_INT8", "DT_STRING",
+           "DT_COMPLEX64", "DT_INT64", "DT_BOOL", "DT_QINT8", "DT_QUINT8", "DT_QINT32", "DT_BFLOAT16",
+           "DT_QINT16", "DT_QUINT16", "DT_UINT16", "DT_COMPLEX128", "DT_HALF", "DT_RESOURCE", "DT_VARIANT",
+           "DT_UINT32", "DT_UINT64", "DT_FLOAT8_E5M2", "DT_FLOAT8_E4M3FN", "DT_FLOAT8_E4M3FNUZ",
+           "DT_FLOAT8_E4M3B11FNUZ", "DT_FLOAT8_E5M2FNUZ", "DT_INT4", "DT_UINT4", "DT_INT2", "DT_UINT2"]

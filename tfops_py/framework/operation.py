@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from tfops_py.errors import InvalidArgumentError
 from tfops_py.framework.dtypes import DataType
@@ -186,4 +186,4 @@ class InputList(list):
         super().__init__(v if isinstance(v, Input) else Input(v) for v in values)
 
 
-InputLike = Union[Output, Input, Any]
+InputLike = Output | Input | Any

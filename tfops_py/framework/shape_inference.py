@@ -8,13 +8,15 @@ the error reaches the user at the line that built the op.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
 from tfops_py.errors import InvalidArgumentError, OpError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.tensor_shape import PartialTensorShape, as_shape, unknown_shape
+
+_E = TypeVar("_E", bound=OpError)
 
 ShapeFn = Callable[["InferenceContext"], Sequence[PartialTensorShape]]
 _SHAPE_FNS: dict[str, ShapeFn] = {}
@@ -70,11 +72,11 @@ class InferenceContext:
         return self.attrs[name]
 
     # -- errors -------------------------------------------------------------------------
-    def error(self, cls: type[OpError], message: str) -> OpError:
+    def error(self, cls: type[_E], message: str) -> _E:
         return cls(message, op_type=self.op_type, node_name=self.node_name)
 
-    def invalid_argument(self, message: str) -> InvalidArgumentError:
-        """Raise InvalidArgumentError naming this node (declared to return for ``raise`` clarity)."""
+    def invalid_argument(self, message: str) -> NoReturn:
+        """Raise InvalidArgumentError naming this node (``raise ctx.invalid_argument(...)`` reads well too)."""
         raise self.error(InvalidArgumentError, message)
 
     # -- helpers mirroring tensorflow::shape_inference::InferenceContext --------------------

@@ -55,7 +55,7 @@ def _parts(values: np.ndarray, complex_: bool) -> np.ndarray:
     flat = np.asarray(values).reshape(-1)
     if not complex_:
         return flat.astype(np.float64)
-    return np.stack([flat.real, flat.imag], axis=-1).reshape(-1).astype(np.float64)
+    return np.stack([np.real(flat), np.imag(flat)], axis=-1).reshape(-1).astype(np.float64)
 
 
 def ComputeJacobians(scope: Scope, xs: Sequence[Any], x_shapes: Sequence[Sequence[int]], ys: Sequence[Any],
@@ -107,7 +107,7 @@ def ComputeJacobians(scope: Scope, xs: Sequence[Any], x_shapes: Sequence[Sequenc
                 unit[r] = unit_value
                 feeds = {**base_feeds, **zero_dys, dy: unit.reshape(tuple(shape))}
                 values = sess.Run(feeds, [dx for _, dx in live]) if live else []
-                for (i, dx), v in zip(live, values):
+                for (i, _dx), v in zip(live, values):
                     if tuple(np.shape(v)) != tuple(x_vals[i].shape):
                         raise InternalError(f"Gradient for input {i} expected shape {list(x_vals[i].shape)} but "
                                             f"was {list(np.shape(v))}")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Union
+from typing import Any
 
 from google.protobuf import text_format
 
@@ -13,7 +13,7 @@ from tfops_py.graphdef.schema import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CO
 from tfops_py.graphdef.values import attr_to_proto
 
 TEXT_SUFFIXES = (".pbtxt", ".pbtext", ".txt", ".prototxt")  # file names written and read as text format
-GraphLike = Union[Any, Graph]  # a Scope, a Graph or a GraphDef message
+GraphLike = Any | Graph  # a Scope, a Graph or a GraphDef message
 
 
 def tensor_name(node_name: str, index: int) -> str:
@@ -45,7 +45,8 @@ def graph_of(value: Any) -> Graph | None:
     graph = getattr(value, "graph", None)
     if callable(graph):  # a Scope
         value.status().raise_if_error()
-        return graph()
+        result = graph()
+        return result if isinstance(result, Graph) else None
     return None
 
 

@@ -224,7 +224,7 @@ class _Inliner:
         wait = ["^" + control_node] if control_node else []
         args: dict[str, list[str]] = {}
         pos = 0
-        for arg, (n, types) in zip(sig.input_arg, in_args):
+        for arg, (_n, types) in zip(sig.input_arg, in_args):
             names = []
             for t in types:
                 ident = new_node(f"Func/{call.name}/input/_{counter}", "Identity", [data[pos]] + wait)

@@ -116,7 +116,7 @@ def tensor_to_proto(arr: np.ndarray, out: Any) -> None:
     elif field == "float8_val":
         out.float8_val = flat.view(np.uint8).tobytes()
     elif dtype.is_complex:
-        getattr(out, field).extend(np.stack([flat.real, flat.imag], axis=-1).reshape(-1).tolist())
+        getattr(out, field).extend(np.stack([np.real(flat), np.imag(flat)], axis=-1).reshape(-1).tolist())
     elif field == "int_val":
         out.int_val.extend(flat.astype(np.int32).tolist())
     else:

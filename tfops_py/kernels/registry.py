@@ -17,12 +17,14 @@ preferred over the generic kernel on that backend.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
 from tfops_py.errors import InvalidArgumentError, OpError, UnimplementedError
 from tfops_py.framework.dtypes import DataType
+
+_E = TypeVar("_E", bound=OpError)
 
 KernelFn = Callable[..., Any]
 _GENERIC = "*"
@@ -62,7 +64,7 @@ class KernelContext:
 
     def __init__(self, op_type: str, node_name: str, attrs: dict[str, Any], backend: Any,
                  input_dtypes: list[DataType], output_dtypes: list[DataType],
-                 input_nodes: list[str] | None = None, resources: dict[str, Any] | None = None):
+                 input_nodes: list[str] | None = None, resources: dict[Any, Any] | None = None):
         self.op_type = op_type
         self.node_name = node_name
         self.attrs = attrs
@@ -70,23 +72,23 @@ class KernelContext:
         self.xp = backend.xp
         self.input_dtypes = input_dtypes
         self.output_dtypes = output_dtypes
-        self.cache: dict[str, Any] = {}  # per-plan kernel state (e.g. a Const already on the device)
+        self.cache: dict[Any, Any] = {}  # per-plan kernel state (e.g. a Const already on the device)
         # Names of the nodes producing each input (stateful ops find their variable by it).
         self.input_nodes: list[str] = input_nodes or []
         # State owned by the session (variable values …); shared by all plans of one session only.
-        self.resources: dict[str, Any] = resources if resources is not None else {}
+        self.resources: dict[Any, Any] = resources if resources is not None else {}
         # Compiled library functions this node runs, by attr name (``body``, ``then_branch``, ``f``; a list for
         # ``branches``): callables mapping argument values to result values, bound when the plan is built.
         self.funcs: dict[str, Any] = {}
 
-    def error(self, cls: type[OpError], message: str) -> OpError:
+    def error(self, cls: type[_E], message: str) -> _E:
         return cls(message, op_type=self.op_type, node_name=self.node_name)
 
-    def invalid_argument(self, message: str) -> InvalidArgumentError:
+    def invalid_argument(self, message: str) -> NoReturn:
         """Raise InvalidArgumentError naming this node."""
         raise self.error(InvalidArgumentError, message)
 
-    def unimplemented(self, message: str) -> UnimplementedError:
+    def unimplemented(self, message: str) -> NoReturn:
         raise self.error(UnimplementedError, message)
 
     def host(self, x: Any) -> np.ndarray:

@@ -13,6 +13,7 @@ from typing import Any as _Any
 
 from tfops_py.framework.op_def import CcClass as _CcClass
 from tfops_py.framework.op_def import cc_classes as _cc_classes
+from tfops_py.ops._wrapper import did_you_mean as _did_you_mean
 from tfops_py.ops._wrapper import make_op_class as _make_op_class
 from tfops_py.ops.const import Const
 from tfops_py.ops.while_loop import BodyGraphBuilderFn, BuildWhileLoop, CondGraphBuilderFn
@@ -40,7 +41,8 @@ def _lookup(name: str, tables: tuple[dict[str, _CcClass], ...]) -> type:
         cc = table.get(name)
         if cc is not None:
             return _class_for(cc)
-    raise AttributeError(f"tfops_py.ops has no op class {name!r}")
+    names = [n for table in tables for n in table]
+    raise AttributeError(f"tfops_py.ops has no op class {name!r}{_did_you_mean(name, names)}")
 
 
 def __getattr__(name: str) -> _Any:

@@ -7,9 +7,11 @@ attrs as keywords (``epsilon=1e-3``), and exposes the outputs as members.
 """
 from __future__ import annotations
 
+import difflib
 import inspect
 import keyword
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from tfops_py.errors import InvalidArgumentError
 from tfops_py.framework.node_builder import add_node
@@ -20,6 +22,15 @@ from tfops_py.framework.status import Status
 
 # Locals of the generated constructor that C++ also reserves (``AvoidCPPKeywords``); Python adds its keywords.
 _PY_RESERVED = set(keyword.kwlist) | {"self", "attrs"}
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """``"; did you mean 'X'?"`` for the closest candidates (difflib), or ``""`` when none is close."""
+    close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+    if not close:
+        lowered = {c.lower(): c for c in candidates}
+        close = [lowered[name.lower()]] if name.lower() in lowered else []
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
 def py_name(cpp_name: str) -> str:
@@ -33,6 +44,7 @@ class AttrsBase:
     __slots__ = ("_values",)
     _fields: dict[str, str] = {}  # C++ field name -> attr name
     _defaults: dict[str, Any] = {}
+    _setters: tuple[str, ...] = ()  # the CamelCase setter names
 
     def __init__(self, **values: Any):
         object.__setattr__(self, "_values", {})
@@ -41,7 +53,7 @@ class AttrsBase:
 
     def _set(self, field: str, value: Any) -> None:
         if field not in self._fields:
-            raise TypeError(f"{type(self).__qualname__} has no attr {field!r}")
+            raise TypeError(f"{type(self).__qualname__} has no attr {field!r}{did_you_mean(field, self._fields)}")
         self._values[self._fields[field]] = value
 
     def _with(self, field: str, value: Any) -> AttrsBase:
@@ -55,7 +67,7 @@ class AttrsBase:
         if name.endswith("_") and name[:-1] in type(self)._fields:
             attr = type(self)._fields[name[:-1]]
             return self._values.get(attr, type(self)._defaults[attr])
-        raise AttributeError(name)
+        raise AttributeError(f"{type(self).__qualname__} has no setter {name!r}{did_you_mean(name, self._setters)}")
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name.endswith("_") and name[:-1] in type(self)._fields:
@@ -122,12 +134,16 @@ class OpBase:
 
     _cc: CcClass
     _op_def: OpDef
+    _py_params: list[str]
     Attrs: type[AttrsBase]
     operation: Operation
 
     def _construct(self, scope: Scope, args: tuple, kwargs: dict[str, Any]) -> None:
         cc = self._cc
         params = self._py_params
+        if not isinstance(scope, Scope):
+            raise TypeError(f"{cc.class_name}(): the first argument must be a Scope "
+                            f"(ops.{cc.class_name}(scope, {', '.join(params) or '...'})), got {type(scope).__name__}")
         if len(args) > len(params) + 1:
             raise TypeError(f"{cc.class_name}() takes at most {len(params) + 1} positional arguments "
                             f"after scope ({len(args)} given)")
@@ -149,7 +165,8 @@ class OpBase:
             elif k in self.Attrs._fields:
                 attr_overrides[self.Attrs._fields[k]] = v
             else:
-                raise TypeError(f"{cc.class_name}() got an unexpected keyword argument {k!r}")
+                known = [*params, *self.Attrs._fields]
+                raise TypeError(f"{cc.class_name}() got an unexpected keyword argument {k!r}{did_you_mean(k, known)}")
         missing = [p for p in params if p not in bound]
         if missing:
             raise TypeError(f"{cc.class_name}() missing required argument(s): {', '.join(missing)}")
@@ -197,13 +214,36 @@ class OpBase:
                 value = [Output(node, j) for j in range(start, stop)] if out.is_list else Output(node, start)
             object.__setattr__(self, member, value)
 
+    if not TYPE_CHECKING:  # at run time only: type checkers must still flag unknown members
+        def __getattr__(self, name: str) -> Any:
+            # Only called for missing attributes: a misspelled output member.
+            if name.startswith("__"):
+                raise AttributeError(name)
+            members = [py_name(o.member) for o in type(self)._cc.outputs]
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}"
+                                 f"{did_you_mean(name, [*members, 'operation'])}")
+
     def __repr__(self) -> str:
         node = self.operation.node()
         return f"<ops.{self._cc.class_name} {node.name if node else '(null)'}>"
 
 
+class _OpClassMeta(type):
+    """The type of op classes: a misspelled static setter (``ops.MatMul.TransposeBB``) gets a suggestion."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__") or "Attrs" not in cls.__dict__:
+            raise AttributeError(name)
+        setters = cls.__dict__["Attrs"]._setters
+        members = [py_name(o.member) for o in cls.__dict__["_cc"].outputs]
+        raise AttributeError(f"op class {cls.__name__} has no attribute {name!r}"
+                             f"{did_you_mean(name, [*setters, *members, 'Attrs'])}")
+
+
 class _SingleOutput:
     """Mixin for ops with exactly one non-list output: usable directly as an Input."""
+
+    _output_member: str
 
     def __tfops_output__(self) -> Output:
         return getattr(self, self._output_member)
@@ -213,6 +253,8 @@ class _SingleOutput:
 
 
 class _SingleListOutput:
+    _output_member: str
+
     def __getitem__(self, index: int) -> Output:
         return getattr(self, self._output_member)[index]
 
@@ -229,6 +271,7 @@ def make_op_class(cc: CcClass) -> type:
         "__slots__": (),
         "_fields": fields,
         "_defaults": {s.attr: attr_defs[s.attr].default for s in cc.setters},
+        "_setters": tuple(s.setter for s in cc.setters),
         "__qualname__": f"{cc.class_name}.Attrs",
         "__module__": "tfops_py.ops",
     }
@@ -268,7 +311,7 @@ def make_op_class(cc: CcClass) -> type:
     __init__.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     __init__.__qualname__ = f"{cc.class_name}.__init__"
     ns["__init__"] = __init__
-    return type(cc.class_name, bases, ns)
+    return _OpClassMeta(cc.class_name, bases, ns)
 
 
 def _docstring(cc: CcClass, op_def: OpDef) -> str:

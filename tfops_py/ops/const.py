@@ -49,6 +49,9 @@ def Const(scope: Scope, value: Any, dtype: DataType | Any | None = None, shape: 
     — a shape given as the third positional argument (C++'s form) is accepted too.
     On a scope in error (record mode) it returns a null Output.
     """
+    if not isinstance(scope, Scope):
+        raise TypeError(f"Const(): the first argument must be a Scope (ops.Const(scope, value)), "
+                        f"got {type(scope).__name__}")
     if isinstance(dtype, (PartialTensorShape, list, tuple)) and shape is None:
         dtype, shape = None, dtype
     try:

@@ -118,7 +118,7 @@ def BuildWhileLoop(scope: Scope, inputs: Sequence[Any], cond: CondGraphBuilderFn
     enters = [ops.internal.Enter(scope, x, frame_name).output for x in loop_inputs]
     merges: list[Output] = []
     merge_op = get_op_def("Merge")
-    for i, enter in enumerate(enters):
+    for enter in enters:
         # Input 1 stands for the NextIteration built after the body (TF names it before it exists).
         node = add_node(scope, merge_op, [[enter, enter]], {}, back_edges=frozenset({1}))
         merges.append(Output(node, 0))

@@ -169,7 +169,7 @@ def to_string(value: Any) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "1" if value else "0"
     if isinstance(value, (float, np.floating)):
-        return "%f" % value
+        return f"{value:f}"
     return str(int(value))
 
 

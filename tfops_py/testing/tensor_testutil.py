@@ -77,7 +77,7 @@ def FillFn(tensor: np.ndarray, fn: Callable[[int], Any]) -> None:
         flat[i] = fn(i)
 
 
-def _same_type_and_shape(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray] | None:
+def _same_type_and_shape(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(x), np.asarray(y)
     dx, dy = _dtype_of(x), _dtype_of(y)
     if dx != dy:
@@ -123,7 +123,7 @@ def ExpectEqual(x: Any, y: Any, tolerance: str = "default") -> None:
 def _default_tolerance(x: np.ndarray, tol: float) -> float:
     if tol >= 0:
         return tol
-    real = np.dtype(x.real.dtype) if x.dtype.kind == "c" else x.dtype
+    real = np.dtype(np.real(x).dtype) if x.dtype.kind == "c" else x.dtype
     return 5.0 * float(ml_dtypes.finfo(real).eps)
 
 

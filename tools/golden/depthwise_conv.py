@@ -16,7 +16,8 @@ come from:
 
 Where TF has no defined answer the documented tfops_py value is stored and the case has a note:
 both gradients for an empty out_backprop are zeros (TF's native filter gradient returns
-uninitialised memory there, and so does its input gradient when the depth multiplier is 0).  bfloat16 arrays are stored as their uint16 bit patterns (``meta`` has each dtype).
+uninitialised memory there, and so does its input gradient when the depth multiplier is 0).  bfloat16 arrays are stored
+as their uint16 bit patterns (``meta`` has each dtype).
 """
 from __future__ import annotations
 

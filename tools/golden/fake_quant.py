@@ -198,7 +198,7 @@ def main() -> None:
     arrays: dict[str, np.ndarray] = {}
     threads = tf.config.threading.get_intra_op_parallelism_threads() or len(os.sched_getaffinity(0))
     sums = []
-    for k, case in enumerate(SUM_CASES):
+    for _k, case in enumerate(SUM_CASES):
         g, x = sum_case_inputs(case["n"], case["d"], case["seed"])
         if case["op"] == VARS_GRAD:
             ins = {"gradients": g.reshape(-1), "inputs": x.reshape(-1), "min": F32(-1), "max": F32(1)}

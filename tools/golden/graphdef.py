@@ -149,7 +149,8 @@ def seed_ops():
             out_backprop=tf.constant(f32(1, 5, 5, 4)), strides=[1, 1, 1, 1], padding="SAME", name="dw_grad")
         tf.raw_ops.FractionalAvgPoolGrad(
             orig_input_tensor_shape=tf.constant([1, 4, 4, 1], tf.int64), out_backprop=tf.constant(f32(1, 2, 2, 1)),
-            row_pooling_sequence=tf.constant([0, 2, 4], tf.int64), col_pooling_sequence=tf.constant([0, 2, 4], tf.int64),
+            row_pooling_sequence=tf.constant([0, 2, 4], tf.int64),
+            col_pooling_sequence=tf.constant([0, 2, 4], tf.int64),
             overlapping=False, name="fap_grad")
     fetches = ["bn_grad_v3:0", "bn_grad_v3:1", "bn_grad_v3:2", "bn_grad:0", "bn_grad:1", "bn_grad:2",
                "fq_grad:0", "fq_grad:1", "fq_grad:2", "dw_grad:0", "fap_grad:0"]

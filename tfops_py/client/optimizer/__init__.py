@@ -3,7 +3,8 @@
 Passes, in order, each switchable through ``RewriterConfig`` (``client/session_options.py``):
 dependency optimization (Identity forwarding), common-subexpression elimination, constant folding,
 arithmetic simplification, then remapping (Pad into convolutions, batch-norm folding, fused
-Conv2D/DepthwiseConv2dNative/MatMul epilogues, per-channel affine + activation as one batch norm).  Ops a pass does not know are left alone.  ``$TFOPS_OPTIMIZE=0`` turns the
+Conv2D/DepthwiseConv2dNative/MatMul epilogues, per-channel affine + activation as one batch norm).  Ops a pass
+does not know are left alone.  ``$TFOPS_OPTIMIZE=0`` turns the
 optimizer off for every session (tests use it to compare optimized and unoptimized plans).
 """
 from __future__ import annotations

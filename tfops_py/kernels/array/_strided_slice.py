@@ -112,7 +112,7 @@ def dense_slice(fail: Callable[[str], object], input_shape: Sequence[int], begin
         masked = (bool(d_begin_mask & (1 << i)), bool(d_end_mask & (1 << i)))
         lo, hi = (0, dim) if stride > 0 else (-1, dim - 1)
 
-        def canonical(x: int, c: int) -> int:
+        def canonical(x: int, c: int, masked=masked, lo=lo, hi=hi, stride=stride, dim=dim) -> int:
             if masked[c]:
                 return (lo, hi)[c] if stride > 0 else (lo, hi)[1 - c]
             x = dim + x if x < 0 else x

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -124,14 +125,14 @@ def _one_hot_numpy(ctx: KernelContext, indices, depth, on_value, off_value):
 
 
 # -- Range ----------------------------------------------------------------------------------------------
-def format_number(v: np.generic) -> str:
+def format_number(v: Any) -> str:
     """A number as TF's StrCat prints it: integers in full, floats as ``%.6g`` (``5``, ``0.1``, ``1e+30``)."""
     if np.issubdtype(v.dtype, np.integer):
         return str(int(v))
-    return "%.6g" % float(v)
+    return f"{float(v):.6g}"
 
 
-def range_size(start: np.generic, limit: np.generic, delta: np.generic) -> float | int:
+def range_size(start: Any, limit: Any, delta: Any) -> float | int:
     """TF's element count, computed in the op's dtype (floats may give inf or nan)."""
     if np.issubdtype(start.dtype, np.integer):
         span, step = abs(int(limit) - int(start)), abs(int(delta))

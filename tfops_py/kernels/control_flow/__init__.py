@@ -1,1 +1,2 @@
-"""Control flow: TF1 dataflow ops (Switch, Merge, Enter ...), functional ops (While, If, Case, calls), TensorList and TensorArray."""
+"""Control flow: TF1 dataflow ops (Switch, Merge, Enter ...), functional ops (While, If, Case, calls), TensorList
+and TensorArray."""

@@ -20,7 +20,7 @@ from tfops_py.framework.shape_inference import InferenceContext
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
 from tfops_py.kernels.math import _special_math
 from tfops_py.kernels._common import complex_from_parts, trunc_divide, unchanged_shape
-from tfops_py.kernels.math.math_ops import (IN_FLOAT, _check_broadcast, _check_nonzero, _divides, _quiet, _register,
+from tfops_py.kernels.math.math_ops import (IN_FLOAT, _check_broadcast, _check_nonzero, _divides, _register,
                                             _unary_kernel, no_tf_kernel)
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
@@ -93,8 +93,8 @@ for _names, _kernel, _np_kernel in (
         (("Mod", "TruncateMod"), _mod_kernel(_fmod, _trunc_mod_int), _mod_kernel(_np_fmod, _np_fmod)),
         (("FloorMod",), _floor_mod_kernel(_fmod), _floor_mod_kernel(_np_fmod))):
     _register(_names, _kernel)
-    register_kernel(*_names, backend="numpy")(_quiet(_np_kernel))
-_register(("TruncateDiv",), _truncate_div, quiet=True)
+    register_kernel(*_names, backend="numpy")(_np_kernel)
+_register(("TruncateDiv",), _truncate_div)
 
 
 # -- other binary element-wise ----------------------------------------------------------------------------
@@ -141,7 +141,7 @@ _BINARY: dict[str, Callable[[Any, Any, Any], Any]] = {
     "Xlog1py": lambda xp, x, y: _where_x_zero(xp, x, x * _log1p(xp, y)),
 }
 for _name, _fn in _BINARY.items():
-    _register((_name,), _binary(_fn), quiet=True)
+    _register((_name,), _binary(_fn))
 
 
 def _shift_kernel(left: bool) -> Kernel:
@@ -210,7 +210,7 @@ def _clip_by_value(ctx: KernelContext, t: Any, lo: Any, hi: Any) -> Any:
     return _clip_components(xp, t, lo, hi)
 
 
-_register(("ClipByValue",), _clip_by_value, shape=_clip_shape, quiet=True)
+_register(("ClipByValue",), _clip_by_value, shape=_clip_shape)
 
 
 # -- Expm1, Log1p and the special functions ---------------------------------------------------------------
@@ -247,7 +247,7 @@ _REAL: dict[str, Kernel] = {
     "Digamma": _unary_kernel(_special_math.digamma, True),  # in float32 / float64, as Eigen
 }
 for _name, _kernel in {**_REAL, "Expm1": _expm1}.items():
-    _register((_name,), _kernel, shape=unchanged_shape, quiet=True)
+    _register((_name,), _kernel, shape=unchanged_shape)
 
 
 # -- conformance (tests/conformance) ------------------------------------------------------------------------

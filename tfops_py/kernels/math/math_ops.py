@@ -1,7 +1,8 @@
 """Element-wise arithmetic and comparisons, Cast, AddN, MatMul and BatchMatMulV2.
 
 Element-wise ops are registered from tables (the ones needing more than a table entry, such as
-Mod, ClipByValue or Lgamma, live in math_extra_ops.py and register through ``_register``).  The kernels of the plain binary ops are one
+Mod, ClipByValue or Lgamma, live in math_extra_ops.py and register through ``_register``).  The kernels of
+the plain binary ops are one
 ``xp.<ufunc>(x, y)`` call: broadcasting is checked by the shape function at build time, and
 the ufunc's own ValueError is turned into TF's "Incompatible shapes" when shapes were only
 known at run time.  Half and bfloat16 transcendentals are computed in float and rounded, as
@@ -40,23 +41,11 @@ def _check_broadcast(ctx: KernelContext, x: Any, y: Any) -> None:
         raise _incompatible(ctx, x, y) from None
 
 
-def _quiet(kernel: Kernel) -> Kernel:
-    """The NumPy variant of a kernel whose inf/NaN results TF returns silently."""
-
-    def quiet_kernel(ctx: KernelContext, *args: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return kernel(ctx, *args)
-
-    quiet_kernel.__name__ = f"{kernel.__name__}_numpy"
-    return quiet_kernel
-
-
-def _register(names: tuple[str, ...], kernel: Kernel, shape: Callable = broadcast_binary,
-              quiet: bool = False) -> None:
+def _register(names: tuple[str, ...], kernel: Kernel, shape: Callable = broadcast_binary) -> None:
+    """Shape function and kernel of element-wise ops.  Their inf/NaN results need no per-kernel
+    ``np.errstate``: a session run turns NumPy's floating-point warnings off once (TF does not warn)."""
     register_shape(*names)(shape)
     register_kernel(*names)(kernel)
-    if quiet:
-        register_kernel(*names, backend="numpy")(_quiet(kernel))
 
 
 # -- binary element-wise ------------------------------------------------------------------------------
@@ -131,9 +120,9 @@ def _pow(ctx: KernelContext, x: Any, y: Any) -> Any:
         raise _incompatible(ctx, x, y) from None
 
 
-_register(("RealDiv", "Div"), _div, quiet=True)
-_register(("FloorDiv",), _floor_div, quiet=True)
-_register(("Pow",), _pow, quiet=True)
+_register(("RealDiv", "Div"), _div)
+_register(("FloorDiv",), _floor_div)
+_register(("Pow",), _pow)
 
 
 def _equality_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
@@ -254,7 +243,7 @@ _UNARY: dict[str, Kernel] = {
 _EXACT = frozenset({"Neg", "Abs", "Sign", "Floor", "Ceil", "Round", "Rint", "IsNan", "IsInf", "IsFinite",
                     "LogicalNot", "Invert"})  # never produce inf/NaN from finite input: no errstate needed
 for _name, _kernel in _UNARY.items():
-    _register((_name,), _kernel, shape=unchanged_shape, quiet=_name not in _EXACT)
+    _register((_name,), _kernel, shape=unchanged_shape)
 
 
 # -- Cast -----------------------------------------------------------------------------------------------
@@ -278,9 +267,9 @@ def _cast_kernel(native: bool) -> Kernel:
 
 register_shape("Cast")(unchanged_shape)
 register_kernel("Cast")(_cast_kernel(native=False))
-# NumPy: quiet (a narrowing float cast may overflow to inf), and its own float -> int conversion where
-# it already gives TF's answers (one pass instead of the range checks).
-register_kernel("Cast", backend="numpy")(_quiet(_cast_kernel(native=_cast.native_conversion_matches())))
+# NumPy: its own float -> int conversion where it already gives TF's answers (one pass instead of the
+# range checks).
+register_kernel("Cast", backend="numpy")(_cast_kernel(native=_cast.native_conversion_matches()))
 
 
 # -- AddN --------------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -145,9 +145,10 @@ class NumpyEngine:
         if not accs:
             return np.zeros(self.C)
         if self._columns:
-            per_row = sum(a[0] for a in accs).reshape(self._mr, self._plane).sum(axis=0) + sum(a[1] for a in accs)
+            firsts = cast(np.ndarray, sum(a[0] for a in accs))
+            per_row = firsts.reshape(self._mr, self._plane).sum(axis=0) + sum(a[1] for a in accs)
             return per_row.reshape(self.C, self._inner).sum(axis=1)
-        return sum(a[0] for a in accs)
+        return cast(np.ndarray, sum(a[0] for a in accs))
 
     def _view(self, a: np.ndarray) -> Callable[[Block], np.ndarray]:
         base = a.reshape(self._base)

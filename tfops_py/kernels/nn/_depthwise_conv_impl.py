@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -389,7 +389,7 @@ def backprop_filter_np(x: np.ndarray, dy: np.ndarray, g: Geometry, ct: np.dtype)
         np.einsum("abnrk,nrk->abk", inp.taps(buf, m, i1 - i0), d, out=sums)
         np.add(total, sums, out=total)  # a chunk is summed in the compute type, the chunks in float64
 
-    total = sum(st[3] for st in _run(chunks, state, work))
+    total = cast(np.ndarray, sum(st[3] for st in _run(chunks, state, work)))
     total = total.reshape(g.filter_rows, lanes.nu, g.out_cols, lanes.nl, inp.cm).sum(axis=2)
     dw = np.empty((g.filter_rows, g.filter_cols, inp.cm), np.float64)
     for f, (a, l) in enumerate(lanes.taps):

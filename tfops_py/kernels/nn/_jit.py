@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -272,4 +272,4 @@ def depthwise_backprop_filter(x: np.ndarray, dy: np.ndarray, g: Any, dtype: Any)
         k = max(1, len(blocks) // threads())  # one partial sum per thread-sized run of blocks
         runs = [blocks[i:i + k] for i in range(0, len(blocks), k)]
         parts = parallel_map(lambda run: sum(block(b) for b in run), runs)
-    return sum(parts).reshape(g.filter_rows, g.filter_cols, g.depth, g.multiplier)
+    return cast(np.ndarray, sum(parts)).reshape(g.filter_rows, g.filter_cols, g.depth, g.multiplier)

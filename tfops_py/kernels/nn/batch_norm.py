@@ -118,7 +118,8 @@ def _with_channels(d: Dims, c: int, last: bool) -> PartialTensorShape:
 @register_shape(*FORWARD_OPS)
 def _forward_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     x = _input_dims(ctx, 0)
-    c = check_forward(ctx.invalid_argument, x, *(_input_dims(ctx, i) for i in range(1, 5)), ctx.attrs)
+    c = check_forward(ctx.invalid_argument, x, *(_input_dims(ctx, i) for i in range(1, 5)),
+                      ctx.attrs)  # pyright: ignore[reportCallIssue]  (four dims from the generator)
     vec = PartialTensorShape([c])
     shapes = [_with_channels(x, c, channels_last(ctx.attr("data_format")))] + [vec] * 4
     if ctx.op_type == "FusedBatchNormV3":
@@ -128,7 +129,8 @@ def _forward_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
 
 @register_shape(*GRAD_OPS)
 def _grad_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
-    merged, c = check_grad(ctx.invalid_argument, *(_input_dims(ctx, i) for i in range(5)), ctx.attrs)
+    merged, c = check_grad(ctx.invalid_argument, *(_input_dims(ctx, i) for i in range(5)),
+                           ctx.attrs)  # pyright: ignore[reportCallIssue]  (five dims from the generator)
     vec = PartialTensorShape([c])
     empty = PartialTensorShape([0])
     return [_with_channels(merged, c, channels_last(ctx.attr("data_format"))), vec, vec, empty, empty]

@@ -300,8 +300,7 @@ def _max_pool_grad_impl(ctx: KernelContext, orig_input: Any, orig_output: Any, g
     xp = ctx.xp
     x, dy = to_nhwc(ctx, orig_input, p.nchw), to_nhwc(ctx, grad, p.nchw)
     geo = pool_checks(ctx, p, PartialTensorShape(orig_input.shape))[0]
-    with np.errstate(invalid="ignore"):
-        arg = _first_max_offsets(ctx, p, geo, x)
+    arg = _first_max_offsets(ctx, p, geo, x)
     padded, crop = _padded_buffer(ctx, geo, tuple(x.shape), dy)
     zero = xp.zeros((), dtype=dy.dtype)
     for k, i, j in _offsets_reversed(p.kernel):
@@ -340,7 +339,7 @@ def _max_pool_v2_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     ksize, strides = ctx.input_tensor(1), ctx.input_tensor(2)
     if ksize is None or strides is None:
         return [unknown_shape()]
-    return pool_shape(_with_window(ctx, host_ints(ksize), host_ints(strides)))
+    return list(pool_shape(_with_window(ctx, host_ints(ksize), host_ints(strides))))
 
 
 register_kernel("MaxPoolV2")(

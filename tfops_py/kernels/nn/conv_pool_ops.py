@@ -484,5 +484,4 @@ register_kernel("MaxPool")(max_pool)
 
 @register_kernel("MaxPool", backend="numpy")
 def max_pool_numpy(ctx: KernelContext, input: Any) -> Any:  # noqa: A002
-    with np.errstate(invalid="ignore"):
-        return max_pool(ctx, input, _by_batch, fmax=np.fmax)
+    return max_pool(ctx, input, _by_batch, fmax=np.fmax)

@@ -111,7 +111,7 @@ def check_sequences(ctx: Ctx, row_seq: np.ndarray, col_seq: np.ndarray, n_rows: 
     return rows, cols
 
 
-def check_avg_grad(ctx: Ctx, shape_dims: Dims, orig: Optional[np.ndarray], dy: Dims,
+def check_avg_grad(ctx: Ctx, shape_dims: Dims, orig: Any, dy: Dims,
                    row_len: int, col_len: int) -> Dims:
     """TF's FractionalAvgPoolGrad checks up to the sequence values, plus ours on batch and depth.
 

@@ -56,7 +56,7 @@ def _fused_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     _check_attrs(ctx)
     base = get_shape_fn(_BASE[ctx.op_type])
     assert base is not None
-    return base(ctx)
+    return list(base(ctx))
 
 
 def _channel_axis(ctx: KernelContext) -> int:
@@ -137,7 +137,7 @@ def _batch_norm_ex_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     _check_batch_norm_ex(ctx)
     base = get_shape_fn("FusedBatchNormV3")
     assert base is not None
-    shapes = base(ctx)
+    shapes = list(base(ctx))
     return shapes + [PartialTensorShape([])] * (6 - len(shapes))  # reserve_space_3
 
 

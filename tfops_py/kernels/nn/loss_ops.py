@@ -98,10 +98,9 @@ def _xent(ctx: KernelContext, features: Any, labels: Any) -> tuple[Any, Any]:
     if shape[1] == 0:  # no classes: zero loss, empty backprop
         return xp.zeros(shape[:1], dtype=features.dtype), xp.zeros(shape, dtype=features.dtype)
     logits, labels = _widen(ctx, xp.broadcast_to(features, shape), xp.broadcast_to(labels, shape))
-    with np.errstate(all="ignore"):
-        shifted, prob, log_sum = _shifted_and_log_sum(xp, logits)
-        loss = xp.sum(labels * (log_sum - shifted), axis=1)
-        return _narrow(ctx, loss, prob - labels)
+    shifted, prob, log_sum = _shifted_and_log_sum(xp, logits)
+    loss = xp.sum(labels * (log_sum - shifted), axis=1)
+    return _narrow(ctx, loss, prob - labels)
 
 
 # -- SparseSoftmaxCrossEntropyWithLogits -------------------------------------------------------------
@@ -135,11 +134,10 @@ def _sparse_xent(ctx: KernelContext, features: Any, labels: Any) -> tuple[Any, A
                              f"of [0, {classes}).  Label values: {' '.join(map(str, host.tolist()))}")
     (logits,) = _widen(ctx, features)
     onehot = xp.reshape(labels, (batch, 1)) == xp.reshape(xp.arange(classes, dtype=labels.dtype), (1, classes))
-    with np.errstate(all="ignore"):
-        shifted, prob, log_sum = _shifted_and_log_sum(xp, logits)
-        zero = xp.zeros_like(shifted)
-        loss = xp.sum(xp.where(onehot, log_sum - shifted, zero), axis=1)
-        return _narrow(ctx, loss, prob - xp.astype(onehot, prob.dtype))
+    shifted, prob, log_sum = _shifted_and_log_sum(xp, logits)
+    zero = xp.zeros_like(shifted)
+    loss = xp.sum(xp.where(onehot, log_sum - shifted, zero), axis=1)
+    return _narrow(ctx, loss, prob - xp.astype(onehot, prob.dtype))
 
 
 # -- L2Loss ------------------------------------------------------------------------------------------
@@ -152,5 +150,4 @@ def _l2_loss_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
 def _l2_loss(ctx: KernelContext, t: Any) -> Any:
     xp = ctx.xp
     (x,) = _widen(ctx, t)
-    with np.errstate(all="ignore"):
-        return _narrow(ctx, xp.sum(x * x) * 0.5)[0]
+    return _narrow(ctx, xp.sum(x * x) * 0.5)[0]

@@ -350,7 +350,8 @@ def _np_gradient(ctx: KernelContext, g: np.ndarray, x: np.ndarray, p: Nudged) ->
     if not depth:
         leaf_values: list[Any] = [np.zeros(0, np.float32)] * len(plan.leaves)
     elif plan.leaves and plan.n * depth >= _STREAM * len(plan.leaves):  # big leaves: stream each
-        leaf_values = parallel_map(lambda leaf: np.concatenate(_leaf_streamed(block, *leaf, depth)), plan.leaves)
+        leaf_values = parallel_map(lambda leaf: np.concatenate(_leaf_streamed(block, *leaf, depth)),  # pyright: ignore[reportCallIssue]
+                                   plan.leaves)
     else:  # small leaves: a unit of consecutive leaves at a time, summed by length groups
         leaf_values = [v for unit in parallel_map(lambda u: _unit_sums(block, u, depth),
                                                   _units(plan, max(1, _UNIT // depth)))

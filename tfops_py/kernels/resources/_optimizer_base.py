@@ -205,7 +205,7 @@ def _shape_fn(spec: Optimizer, inputs: tuple[str, ...], resource: bool, sparse: 
                 s = _merge_grad(ctx, s, ctx.input(i), ctx.input(i + 1) if sparse else None)
             elif name != "indices" and name not in spec.no_rank_check:
                 ctx.with_rank(ctx.input(i), 0)
-        return [] if resource else [s]
+        return [] if resource else [s if s is not None else unknown_shape()]
 
     return fn
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from tfops_py.errors import NotFoundError
+from tfops_py.errors import NotFoundError, OpError
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.tensor_shape import PartialTensorShape
 from tfops_py.kernels.registry import KernelContext
@@ -73,7 +73,7 @@ def as_handle(ctx: KernelContext, value: Any, arg: str = "resource") -> Resource
     return value
 
 
-def missing(ctx: KernelContext | None, handle: ResourceHandle, cls: type = NotFoundError) -> Exception:
+def missing(ctx: KernelContext | None, handle: ResourceHandle, cls: type[OpError] = NotFoundError) -> OpError:
     """TF's error for a handle whose resource does not exist (NotFoundError unless ``cls`` says otherwise)."""
     store = ctx.resources if ctx is not None else {}
     if any(isinstance(k, tuple) and len(k) == 3 and k[1] == handle.container for k in store):

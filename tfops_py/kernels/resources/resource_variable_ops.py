@@ -173,6 +173,7 @@ def _resource_gather(ctx: KernelContext, resource: Any, indices: Any) -> Any:
     var = variable_of(ctx, resource)
     _check_dtype(ctx, var, ctx.attrs["dtype"], "read")
     gather = find_kernel("GatherV2", ctx.backend.name)
+    assert gather is not None  # GatherV2 has a generic kernel
     return gather(ctx, var.value, indices, ctx.asarray(ctx.attrs.get("batch_dims", 0), DataType.DT_INT32))
 
 
@@ -180,7 +181,9 @@ def _resource_gather(ctx: KernelContext, resource: Any, indices: Any) -> Any:
 def _resource_gather_nd(ctx: KernelContext, resource: Any, indices: Any) -> Any:
     var = variable_of(ctx, resource)
     _check_dtype(ctx, var, ctx.attrs["dtype"], "read")
-    return find_kernel("GatherNd", ctx.backend.name)(ctx, var.value, indices)
+    gather_nd = find_kernel("GatherNd", ctx.backend.name)
+    assert gather_nd is not None  # GatherNd has a generic kernel
+    return gather_nd(ctx, var.value, indices)
 
 
 # -- scatter reductions ----------------------------------------------------------------------------------
