@@ -12,13 +12,13 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import tfops_py  # noqa: E402,F401  (registers kernels)
-from tfops_py.gradients import GradOpRegistry, array_grad, math_grad, nn_grad  # noqa: E402
+from tfops_py.gradients import GradOpRegistry, array_grad, array_py_grad, math_grad, nn_grad  # noqa: E402
 from tfops_py.kernels.registry import registered_kernel_ops  # noqa: E402
 
 DOC = os.path.join(os.path.dirname(__file__), "..", "docs", "gradients.md")
 BEGIN = "<!-- BEGIN GENERATED: tools/gen_gradient_table.py -->"
 END = "<!-- END GENERATED -->"
-MODULES = (math_grad, array_grad, nn_grad)
+MODULES = (math_grad, array_grad, array_py_grad, nn_grad)
 
 
 def table() -> str:

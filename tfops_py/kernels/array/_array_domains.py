@@ -126,3 +126,89 @@ class SpacePads(Domain):
 
 def space_pads(source: str, block: str, crops: bool = False) -> SpacePads:
     return SpacePads(source, block, crops)
+
+
+class AxisMask(Domain):
+    """A bool vector with one random entry per dimension of input ``source`` (Reverse's ``dims``)."""
+
+    patterned = False
+
+    def __init__(self, source: str):
+        self.source = source
+        self.depends = (source,)
+
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype == DataType.DT_BOOL
+
+    def draw(self, d: Draw) -> np.ndarray:
+        return d.rng.integers(0, 2, np.ndim(d.inputs[self.source])).astype(bool)
+
+
+def axis_mask(source: str) -> AxisMask:
+    return AxisMask(source)
+
+
+class Permutation(Domain):
+    """A random permutation of the dimensions of input ``source``, some entries negative (TF counts them
+    from the end)."""
+
+    patterned = False
+
+    def __init__(self, source: str):
+        self.source = source
+        self.depends = (source,)
+
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
+
+    def draw(self, d: Draw) -> np.ndarray:
+        rank = np.ndim(d.inputs[self.source])
+        perm = d.rng.permutation(rank)
+        return np.where(d.rng.random(rank) < 0.25, perm - rank, perm).astype(d.dtype.numpy_dtype)
+
+
+def permutation(source: str) -> Permutation:
+    return Permutation(source)
+
+
+class LengthsAlong(Domain):
+    """One length per entry of dimension attr ``batch_dim`` of input ``source``, each in
+    ``[0, shape[seq_dim]]`` (ReverseSequence's ``seq_lengths``)."""
+
+    patterned = False
+
+    def __init__(self, source: str):
+        self.source = source
+        self.depends = (source,)
+
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
+
+    def draw(self, d: Draw) -> np.ndarray:
+        shape = np.shape(d.inputs[self.source])
+        n, s = shape[d.attrs["batch_dim"]], shape[d.attrs["seq_dim"]]
+        return d.rng.integers(0, s + 1, n).astype(d.dtype.numpy_dtype)
+
+
+def lengths_along(source: str) -> LengthsAlong:
+    return LengthsAlong(source)
+
+
+class ShiftsFor(Domain):
+    """Integers in [-7, 7] of the shape of input ``axes`` (Roll's ``shift``)."""
+
+    patterned = False
+
+    def __init__(self, axes: str):
+        self.axes = axes
+        self.depends = (axes,)
+
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
+
+    def draw(self, d: Draw) -> np.ndarray:
+        return d.rng.integers(-7, 8, np.shape(d.inputs[self.axes])).astype(d.dtype.numpy_dtype)
+
+
+def shifts_for(axes: str) -> ShiftsFor:
+    return ShiftsFor(axes)

@@ -235,7 +235,7 @@ def _squeeze(ctx: KernelContext, x):
 
 
 # -- Transpose ----------------------------------------------------------------------------------------
-@register_shape("Transpose")
+@register_shape("Transpose", "ConjugateTranspose")
 def _transpose_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     src, perm_shape = ctx.input(0), ctx.input(1)
     perm = ctx.input_tensor(1)

@@ -368,7 +368,8 @@ conformance("SpaceToBatch", generate=False, compare="exact", block_size=2, cases
 conformance("BatchToSpace", generate=False, compare="exact", block_size=2, cases=[
     case(id="BatchToSpace/crop", block_size=2, crops=_i32([[1, 0], [0, 1]]), shapes={"input": (8, 2, 2, 3)}),
     case(id="BatchToSpace/int64", block_size=3, crops=literal([[0, 0], [1, 2]], _I64), shapes={"input": (9, 1, 1, 2)}),
-    case(id="BatchToSpace/rank5", T=_F32, block_size=2, crops=_i32([[0, 0], [0, 0]]), shapes={"input": (4, 1, 1, 1, 1)}),
+    case(id="BatchToSpace/rank5", T=_F32, block_size=2, crops=_i32([[0, 0], [0, 0]]),
+         shapes={"input": (4, 1, 1, 1, 1)}),
     case(id="BatchToSpace/indivisible", T=_F32, block_size=2, crops=_i32([[0, 0], [0, 0]]),
          shapes={"input": (6, 1, 1, 1)}),
     case(id="BatchToSpace/overcrop", T=_F32, block_size=2, crops=_i32([[0, 3], [0, 0]]),
@@ -392,9 +393,11 @@ def _channels_last_reference(run_tf: Any, op: str, inputs: list, attrs: dict) ->
     return [y.transpose(0, 3, 1, 2)]
 
 
-for _op, _shapes in (("SpaceToDepth", [{"input": (2, 4, 6, 3), "block_size": 2}, {"input": (1, 6, 3, 2), "block_size": 3},
+for _op, _shapes in (("SpaceToDepth", [{"input": (2, 4, 6, 3), "block_size": 2},
+                                       {"input": (1, 6, 3, 2), "block_size": 3},
                                        {"input": (0, 2, 2, 1), "block_size": 2}]),
-                     ("DepthToSpace", [{"input": (2, 2, 3, 12), "block_size": 2}, {"input": (1, 1, 2, 9), "block_size": 3},
+                     ("DepthToSpace", [{"input": (2, 2, 3, 12), "block_size": 2},
+                                       {"input": (1, 1, 2, 9), "block_size": 3},
                                        {"input": (0, 1, 1, 4), "block_size": 2}])):
     conformance(_op, input=values(), shapes=_shapes, data_format="NHWC", block_size=2, compare="exact", cases=[
         case(id=f"{_op}/nchw", block_size=2, data_format="NCHW",
