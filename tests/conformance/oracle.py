@@ -18,6 +18,7 @@ from tests.conformance.outcomes import core_message
 from tests.tf_oracle import require_tf
 from tfops_py.framework.dtypes import DataType, as_datatype
 from tfops_py.framework.op_def import get_op_def
+from tfops_py.framework.tensor_shape import PartialTensorShape
 
 
 def _tf_dtype(dt: DataType) -> Any:
@@ -30,6 +31,8 @@ def _tf_attr(v: Any) -> Any:
         return _tf_dtype(v)
     if isinstance(v, list) and v and isinstance(v[0], DataType):
         return [_tf_dtype(x) for x in v]
+    if isinstance(v, PartialTensorShape):  # graph construction reads -1 as a bad dimension, not an unknown one
+        return require_tf().TensorShape(v.as_list() and [None if d == -1 else d for d in v.as_list()])
     return v
 
 

@@ -8,10 +8,12 @@ from tfops_py.framework.op_def import get_op_def
 from tfops_py.framework.operation import NoGradient, Operation, Output
 from tfops_py.framework.scope import Scope
 from tfops_py.gradients.array_grad import attr
-from tfops_py.gradients.registry import register_gradient
+from tfops_py.gradients.registry import register_gradient, register_no_gradient
+
+register_no_gradient("Assert")
 
 _PYTHON_ONLY = ("Reverse", "Roll", "ConjugateTranspose", "TensorScatterUpdate", "TensorScatterSub", "TensorScatterMin",
-                "TensorScatterMax", "TensorStridedSliceUpdate")
+                "TensorScatterMax", "TensorStridedSliceUpdate", "EnsureShape", "CheckNumericsV2")
 # Read by tools/gen_gradient_table.py (docs/gradients.md).
 BEYOND_TF_CC = {op: "registered (TF: Python only)" for op in _PYTHON_ONLY}
 CHANGED_FROM_TF_CC: dict[str, str] = {}
@@ -85,3 +87,14 @@ def _tensor_strided_slice_update_grad(scope: Scope, op: Operation, grad_inputs: 
     axes = ops.internal.BroadcastGradientArgs(scope, slice_shape, value_shape).r1
     dy = ops.Reshape(scope, ops.Sum(scope, dy, axes, keep_dims=True).output, value_shape).output
     return [dx, NoGradient(), NoGradient(), NoGradient(), dy]
+
+
+@register_gradient("EnsureShape")
+def _ensure_shape_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    return [grad_inputs[0]]
+
+
+@register_gradient("CheckNumericsV2")
+def _check_numerics_v2_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    message = "Not a number (NaN) or infinity (Inf) values detected in gradient. " + attr(op, "message")
+    return [ops.CheckNumericsV2(scope, grad_inputs[0], message).output]
