@@ -13,7 +13,8 @@ from tfops_py.gradients.registry import register_gradient, register_no_gradient
 register_no_gradient("Assert")
 
 _PYTHON_ONLY = ("Reverse", "Roll", "ConjugateTranspose", "TensorScatterUpdate", "TensorScatterSub", "TensorScatterMin",
-                "TensorScatterMax", "TensorStridedSliceUpdate", "EnsureShape", "CheckNumericsV2")
+                "TensorScatterMax", "TensorStridedSliceUpdate", "EnsureShape", "CheckNumericsV2",
+                "DebugGradientIdentity")
 # Read by tools/gen_gradient_table.py (docs/gradients.md).
 BEYOND_TF_CC = {op: "registered (TF: Python only)" for op in _PYTHON_ONLY}
 CHANGED_FROM_TF_CC: dict[str, str] = {}
@@ -89,7 +90,7 @@ def _tensor_strided_slice_update_grad(scope: Scope, op: Operation, grad_inputs: 
     return [dx, NoGradient(), NoGradient(), NoGradient(), dy]
 
 
-@register_gradient("EnsureShape")
+@register_gradient("EnsureShape", "DebugGradientIdentity")
 def _ensure_shape_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
     return [grad_inputs[0]]
 
