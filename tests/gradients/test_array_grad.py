@@ -132,8 +132,8 @@ CASES = [
          lambda tf, a: tf.raw_ops.EnsureShape(input=a, shape=[2, None]), r(2, 3)),
     case("CheckNumericsV2", lambda s, a: ops.CheckNumericsV2(s, a, "m"),
          lambda tf, a: tf.raw_ops.CheckNumericsV2(tensor=a, message="m"), r(2, 3)),
-    case("DebugGradientIdentity", lambda s, a: ops.DebugGradientIdentity(s, a),
-         lambda tf, a: tf.raw_ops.DebugGradientIdentity(input=a), r(2, 3)),
+    # no TF comparison: TF's gradient (tfdbg's GradientsDebugger) fails under tf.GradientTape (it reads op.name)
+    case("DebugGradientIdentity", lambda s, a: ops.DebugGradientIdentity(s, a), None, r(2, 3)),
     case("SpaceToBatchND", lambda s, a: ops.SpaceToBatchND(s, a, [2, 2], [[0, 0], [1, 1]]),
          lambda tf, a: tf.raw_ops.SpaceToBatchND(input=a, block_shape=[2, 2], paddings=[[0, 0], [1, 1]]),
          r(1, 2, 2, 1)),
