@@ -134,6 +134,14 @@ CASES = [
          lambda tf, a: tf.raw_ops.CheckNumericsV2(tensor=a, message="m"), r(2, 3)),
     # no TF comparison: TF's gradient (tfdbg's GradientsDebugger) fails under tf.GradientTape (it reads op.name)
     case("DebugGradientIdentity", lambda s, a: ops.DebugGradientIdentity(s, a), None, r(2, 3)),
+    case("DynamicPartition", lambda s, a: ops.DynamicPartition(s, a, [[1, 0, 1], [2, 2, 0]], 3).outputs,
+         lambda tf, a: tf.raw_ops.DynamicPartition(data=a, partitions=[[1, 0, 1], [2, 2, 0]], num_partitions=3),
+         r(2, 3, 2)),
+    case("DynamicStitch", lambda s, a, b: ops.DynamicStitch(s, [[0, 2], [1, 3]], [a, b]).merged,
+         lambda tf, a, b: tf.raw_ops.DynamicStitch(indices=[[0, 2], [1, 3]], data=[a, b]), r(2, 3), r(2, 3)),
+    case("ParallelDynamicStitch", lambda s, a, b: ops.ParallelDynamicStitch(s, [[0, 2], [1, 3]], [a, b]).merged,
+         lambda tf, a, b: tf.raw_ops.ParallelDynamicStitch(indices=[[0, 2], [1, 3]], data=[a, b]),
+         r(2, 3), r(2, 3)),
     case("SpaceToBatchND", lambda s, a: ops.SpaceToBatchND(s, a, [2, 2], [[0, 0], [1, 1]]),
          lambda tf, a: tf.raw_ops.SpaceToBatchND(input=a, block_shape=[2, 2], paddings=[[0, 0], [1, 1]]),
          r(1, 2, 2, 1)),
@@ -183,10 +191,10 @@ def test_every_array_registration_of_tf_cc_is_present():
                  "CheckNumerics Reshape ExpandDims Squeeze Transpose ReverseSequence ReverseV2 ScatterNd "
                  "ScatterNdNonAliasingAdd Pad PadV2 SpaceToBatch SpaceToBatchND BatchToSpace BatchToSpaceND "
                  "SpaceToDepth DepthToSpace MirrorPad MirrorPadGrad StridedSlice Slice ConcatV2 BroadcastTo Tile "
-                 "GatherV2").split()
+                 "GatherV2 DynamicPartition DynamicStitch ParallelDynamicStitch").split()
     no_grad = ("Const StopGradient ConcatOffset EditDistance ZerosLike InvertPermutation Shape ShapeN Rank Size "
                "BroadcastGradientArgs OneHot").split()
-    assert len(with_grad) == 40 and len(no_grad) == 12
+    assert len(with_grad) == 43 and len(no_grad) == 12
     assert all(table.get(op) is True for op in with_grad)
     assert all(table.get(op) is False for op in no_grad)
     # beyond TF's C++ API (TF registers these in Python)

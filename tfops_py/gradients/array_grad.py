@@ -26,6 +26,8 @@ register_no_gradient("Const", "StopGradient", "ConcatOffset", "EditDistance", "Z
 BEYOND_TF_CC = {op: f"registered (TF: Python only); emits {op}Gradient" for op in (
     "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel")}
 CHANGED_FROM_TF_CC = {"GatherV2": "uses GatherV2 where C++ uses the v1 Gather op",
+                      "DynamicStitch": "gathers with GatherV2 where C++ uses the v1 Gather op",
+                      "ParallelDynamicStitch": "gathers with GatherV2 where C++ uses the v1 Gather op",
                       "QuantizeAndDequantizeV4": "passes the input, not Shape(input) (a type error in C++)"}
 
 
@@ -315,6 +317,30 @@ def _batch_gather_grad(scope: Scope, params_shape: Output, values: Output, indic
     if batch_dims != 0:
         params_grad = ops.Reshape(scope, params_grad, params_shape).output
     return params_grad
+
+
+@register_gradient("DynamicPartition")
+def _dynamic_partition_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    """Partition the flat positions as the data was, then stitch the gradients back to those positions."""
+    data, partitions = op.input(0), op.input(1)
+    partitions_shape = ops.Shape(scope, partitions).output
+    count = ops.Prod(scope, partitions_shape, 0).output
+    positions = ops.Reshape(scope, ops.Range(scope, 0, count, 1).output, partitions_shape).output
+    parts = ops.DynamicPartition(scope, positions, partitions, attr(op, "num_partitions")).outputs
+    stitched = ops.DynamicStitch(scope, parts, grad_inputs).merged
+    return [ops.Reshape(scope, stitched, ops.Shape(scope, data).output).output, NoGradient()]
+
+
+@register_gradient("DynamicStitch", "ParallelDynamicStitch")
+def _dynamic_stitch_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    n = op.num_inputs() // 2
+    grads: list[Output] = [NoGradient() for _ in range(n)]
+    for i in range(n):
+        index = op.input(i)
+        if index.type() != DataType.DT_INT32:
+            index = ops.Cast(scope, index, DataType.DT_INT32).y
+        grads.append(ops.GatherV2(scope, grad_inputs[0], index, 0).output)
+    return grads
 
 
 @register_gradient("GatherV2")

@@ -212,3 +212,21 @@ class ShiftsFor(Domain):
 
 def shifts_for(axes: str) -> ShiftsFor:
     return ShiftsFor(axes)
+
+
+class PartitionIds(Domain):
+    """int32 ids in ``[0, num_partitions)`` of the pattern shape (DynamicPartition's ``partitions``)."""
+
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype == DataType.DT_INT32
+
+    def fixed_dtype(self) -> DataType | None:
+        return DataType.DT_INT32
+
+    def draw(self, d: Draw) -> np.ndarray:
+        n = max(int(d.attrs["num_partitions"]), 1)
+        return d.rng.integers(0, n, d.shape or ()).astype(np.int32)
+
+
+def partition_ids() -> PartitionIds:
+    return PartitionIds()
