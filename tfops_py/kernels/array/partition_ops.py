@@ -1,7 +1,8 @@
 """DynamicPartition (rows of ``data`` sent to ``num_partitions`` outputs by id) and ParallelDynamicStitch.
 
-DynamicPartition is one stable sort of the ids on the host and one gather of the rows; each output is a
-slice of the gathered rows, in input order within a partition as TF's serial loop gives.
+DynamicPartition groups the ids on the host (a scan per partition, or a radix sort when there are many)
+and gathers the rows once; each output is a slice of the gathered rows, in input order within a
+partition as TF's serial loop gives.
 ParallelDynamicStitch is DynamicStitch (``grad_scatter_ops``): where indices repeat, TF leaves the winner
 unspecified; here the last one wins, as in DynamicStitch.
 """
@@ -36,16 +37,26 @@ def _dynamic_partition_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     return [PartialTensorShape([-1] + list(data.as_tuple()[ids.dims():]))] * count
 
 
+def _partition_order(ids: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of ``ids`` grouped by id (input order within a group) and the group sizes; ids lie in
+    ``[0, count)``.  A few partitions: one scan each; many: a stable radix sort of the narrowest key."""
+    if count <= 16:
+        groups = [np.flatnonzero(ids == p) for p in range(count)]
+        return (np.concatenate(groups) if groups else np.zeros(0, np.int64)), np.array([g.size for g in groups])
+    key = ids.astype(np.uint8 if count <= 2**8 else np.uint16 if count <= 2**16 else np.int64)
+    order = np.argsort(key, kind="stable")
+    return order, np.diff(np.searchsorted(key[order], np.arange(count + 1), side="left"))
+
+
 def dynamic_partition(ctx: KernelContext, data: Any, ids: np.ndarray, count: int) -> list[Any]:
     """``data``'s rows (the dims of ``ids`` flattened) split by id into ``count`` arrays, input order kept."""
     xp = ctx.xp
     flat_ids = ids.reshape(-1)
     rest = tuple(data.shape[ids.ndim:])
     rows = xp.reshape(data, (flat_ids.size, math.prod(rest)))
-    order = np.argsort(flat_ids, kind="stable")
-    sizes = np.bincount(flat_ids, minlength=count)
-    grouped = xp.take(rows, ctx.asarray(order, DT_INT64), axis=0) if flat_ids.size else rows
+    order, sizes = _partition_order(flat_ids, count)
     starts = np.concatenate([[0], np.cumsum(sizes)])
+    grouped = xp.take(rows, ctx.asarray(order, DT_INT64), axis=0) if flat_ids.size else rows
     return [xp.reshape(grouped[int(starts[p]):int(starts[p + 1]), ...], (int(sizes[p]),) + rest)
             for p in range(count)]
 
@@ -84,6 +95,7 @@ conformance("DynamicPartition", data=values(), partitions=partition_ids(), num_p
                     {"data": (2, 3, 2), "partitions": (2, 3), "num_partitions": 4},
                     {"data": (0, 2), "partitions": (0,), "num_partitions": 2},
                     {"data": (3, 0), "partitions": (3,), "num_partitions": 1},
+                    {"data": (40, 2), "partitions": (40,), "num_partitions": 20},
                     {"data": (), "partitions": (), "num_partitions": 2}],
             cases=[
                 case(id="DynamicPartition/out_of_range", T=_F32, partitions=literal([[0, 1], [2, 5]], _I32),
