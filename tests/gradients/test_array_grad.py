@@ -6,6 +6,9 @@ import pytest
 
 from tests.gradients.harness import GradCase, case_tests
 from tfops_py import ops
+from tfops_py.framework.node_builder import add_node
+from tfops_py.framework.op_def import get_op_def
+from tfops_py.framework.operation import Output
 from tfops_py.gradients.array_py_grad import reverse_v1
 
 _rng = np.random.default_rng(99)
@@ -142,6 +145,10 @@ CASES = [
     case("ParallelDynamicStitch", lambda s, a, b: ops.ParallelDynamicStitch(s, [[0, 2], [1, 3]], [a, b]).merged,
          lambda tf, a, b: tf.raw_ops.ParallelDynamicStitch(indices=[[0, 2], [1, 3]], data=[a, b]),
          r(2, 3), r(2, 3)),
+    case("Concat_v1", lambda s, a, b: Output(add_node(s, get_op_def("Concat"), [ops.Const(s, 1), [a, b]], {})),
+         lambda tf, a, b: tf.raw_ops.Concat(concat_dim=1, values=[a, b]), r(2, 3), r(2, 2)),
+    case("Gather_v1", lambda s, a: Output(add_node(s, get_op_def("Gather"), [a, ops.Const(s, [[2, 0], [2, 1]])], {})),
+         lambda tf, a: tf.raw_ops.Gather(params=a, indices=[[2, 0], [2, 1]]), r(3, 2)),
     case("SpaceToBatchND", lambda s, a: ops.SpaceToBatchND(s, a, [2, 2], [[0, 0], [1, 1]]),
          lambda tf, a: tf.raw_ops.SpaceToBatchND(input=a, block_shape=[2, 2], paddings=[[0, 0], [1, 1]]),
          r(1, 2, 2, 1)),

@@ -25,6 +25,8 @@ register_no_gradient("Const", "StopGradient", "ConcatOffset", "EditDistance", "Z
 # Where these gradients differ from TF's C++ API (listed in docs/gradients.md by tools/gen_gradient_table.py).
 BEYOND_TF_CC = {op: f"registered (TF: Python only); emits {op}Gradient" for op in (
     "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel")}
+BEYOND_TF_CC["Concat"] = "registered (TF: Python only); ConcatV2's slices with the axis first"
+BEYOND_TF_CC["Gather"] = "registered (TF: Python only, as IndexedSlices); a dense UnsortedSegmentSum"
 CHANGED_FROM_TF_CC = {"GatherV2": "uses GatherV2 where C++ uses the v1 Gather op",
                       "DynamicStitch": "gathers with GatherV2 where C++ uses the v1 Gather op",
                       "ParallelDynamicStitch": "gathers with GatherV2 where C++ uses the v1 Gather op",
@@ -241,7 +243,19 @@ def concat_offset(scope: Scope, concat_dim: Output, shapes: list[Output]) -> Nod
 @register_gradient("ConcatV2")
 def _concat_v2_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
     dim_index = op.num_inputs() - 1
-    inputs = [op.input(i) for i in range(dim_index)]
+    return _concat_grad(scope, op, grad_inputs, dim_index, [op.input(i) for i in range(dim_index)])
+
+
+@register_gradient("Concat")
+def _concat_v1_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    """v1 Concat (axis first): as TF's Python registers it."""
+    grads = _concat_grad(scope, op, grad_inputs, 0, [op.input(i) for i in range(1, op.num_inputs())])
+    return [grads[-1]] + grads[:-1]
+
+
+def _concat_grad(scope: Scope, op: Operation, grad_inputs: list[Output], dim_index: int,
+                 inputs: list[Output]) -> list[Output]:
+    """Slices of the gradient at ConcatOffset's offsets, then NoGradient for the axis."""
     shapes = ops.ShapeN(scope, inputs).output
     offsets = concat_offset(scope, op.input(dim_index), shapes)
     if offsets.num_outputs() != len(inputs):
@@ -341,6 +355,19 @@ def _dynamic_stitch_grad(scope: Scope, op: Operation, grad_inputs: list[Output])
             index = ops.Cast(scope, index, DataType.DT_INT32).y
         grads.append(ops.GatherV2(scope, grad_inputs[0], index, 0).output)
     return grads
+
+
+@register_gradient("Gather")
+def _gather_v1_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    """The dense form of TF's IndexedSlices gradient: gradient rows summed per gathered index."""
+    params, indices = op.input(0), op.input(1)
+    params_shape = ops.Shape(scope, params).output
+    size = ops.ExpandDims(scope, ops.Size(scope, indices).output, 0).output
+    values_shape = ops.Concat(scope, [size, ops.Slice(scope, params_shape, [1], [-1]).output], 0).output
+    values = ops.Reshape(scope, grad_inputs[0], values_shape).output
+    rows = ops.Squeeze(scope, ops.Slice(scope, params_shape, [0], [1]).output).output
+    flat = ops.Reshape(scope, indices, size).output
+    return [ops.UnsortedSegmentSum(scope, values, flat, rows).output, NoGradient()]
 
 
 @register_gradient("GatherV2")
