@@ -1,4 +1,5 @@
-"""Joining, splitting, repeating and selecting: ConcatV2 (and v1 Concat), Pack, Unpack, Split, Tile, Pad, Select, SelectV2.
+"""Joining, splitting, repeating and selecting: ConcatV2 (and v1 Concat), Pack, Unpack, Split, Tile, Pad,
+Select, SelectV2.
 
 Unpack and Split return views on NumPy (no copy).
 """

@@ -261,7 +261,8 @@ def _declare_gather_v1() -> None:
     conformance("Gather", params=values(), indices=index_into("params"), compare="exact",
                 shapes=[{"params": (5,), "indices": (3,)}, {"params": (4, 3), "indices": (2, 2)},
                         {"params": (3, 0, 2), "indices": (4,)}, {"params": (3, 2), "indices": ()}], cases=[
-                    case(id="Gather/out_of_range", Tparams=f32, indices=literal([[0, 3]], i32), shapes={"params": (3, 2)}),
+                    case(id="Gather/out_of_range", Tparams=f32, indices=literal([[0, 3]], i32),
+                         shapes={"params": (3, 2)}),
                     case(id="Gather/negative", Tparams=f32, indices=literal([-1], i64), shapes={"params": (3,)}),
                     case(id="Gather/scalar_params", Tparams=f32, indices=literal([0], i32), shapes={"params": ()}),
                     case(id="Gather/empty_output", Tparams=f32, indices=literal(np.zeros((0,), np.int32)),
