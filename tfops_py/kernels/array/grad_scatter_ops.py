@@ -317,7 +317,7 @@ def _ranks_at_least_one(ctx: KernelContext, indices: Any, updates: Any) -> None:
             ctx.invalid_argument(f"{name} shape must have rank at least one. Found:{format_shape(t.shape)}")
 
 
-def _scatter_into(ctx: KernelContext, scatter: Scatter, base: Any, indices: Any, updates: Any) -> Any:
+def scatter_into(ctx: KernelContext, scatter: Scatter, base: Any, indices: Any, updates: Any) -> Any:
     """``base`` combined with ``updates`` at the index tuples of ``indices`` (shapes already checked).
 
     Indices of rank 1 are that many tuples of depth 1, as in TF's ``DoScatterNd``.
@@ -360,7 +360,7 @@ def _scatter_nd(ctx: KernelContext, scatter: Scatter, indices: Any, updates: Any
         ctx.invalid_argument("Shape must be a vector")
     if not _valid_empty(math.prod(out_shape), indices, updates):
         ctx.invalid_argument(f"Indices and updates specified for empty output.  indices shape: {format_shape(qs)}")
-    return _scatter_into(ctx, scatter, zeros_of(ctx, out_shape, ctx.output_dtypes[0]), indices, updates)
+    return scatter_into(ctx, scatter, zeros_of(ctx, out_shape, ctx.output_dtypes[0]), indices, updates)
 
 
 def tensor_scatter(ctx: KernelContext, scatter: Scatter, tensor: Any, indices: Any, updates: Any) -> Any:
@@ -381,11 +381,11 @@ def tensor_scatter(ctx: KernelContext, scatter: Scatter, tensor: Any, indices: A
     if us[outer:] != ts[depth:]:
         ctx.invalid_argument(f"The inner {inner} dimensions of output.shape={format_shape(ts)} must match the inner "
                              f"{inner} dimensions of updates.shape={format_shape(us)}")
-    _do_scatter_nd_checks(ctx, ts, qs, us)
-    return _scatter_into(ctx, scatter, tensor, indices, updates)
+    do_scatter_nd_checks(ctx, ts, qs, us)
+    return scatter_into(ctx, scatter, tensor, indices, updates)
 
 
-def _do_scatter_nd_checks(ctx: KernelContext, ts: tuple[int, ...], qs: tuple[int, ...], us: tuple[int, ...]) -> None:
+def do_scatter_nd_checks(ctx: KernelContext, ts: tuple[int, ...], qs: tuple[int, ...], us: tuple[int, ...]) -> None:
     """The shape checks of TF's ``DoScatterNd`` (ScatterNd*Update ops and, after their own, TensorScatter*)."""
     if not ts:
         ctx.invalid_argument(f"Output must be at least 1-D, got shape: {format_shape(ts)}")
@@ -406,8 +406,8 @@ def _do_scatter_nd_checks(ctx: KernelContext, ts: tuple[int, ...], qs: tuple[int
 def _non_aliasing_add(ctx: KernelContext, scatter: Scatter, input: Any,  # noqa: A002 - TF's argument name
                       indices: Any, updates: Any) -> Any:
     """ScatterNdNonAliasingAdd: TensorScatterAdd with the checks (and wording) of TF's ScatterNd update ops."""
-    _do_scatter_nd_checks(ctx, tuple(input.shape), tuple(indices.shape), tuple(updates.shape))
-    return _scatter_into(ctx, scatter, input, indices, updates)
+    do_scatter_nd_checks(ctx, tuple(input.shape), tuple(indices.shape), tuple(updates.shape))
+    return scatter_into(ctx, scatter, input, indices, updates)
 
 
 _register_both("ScatterNd", _scatter_nd)
