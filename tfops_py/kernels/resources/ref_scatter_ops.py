@@ -143,7 +143,8 @@ def _declare() -> None:
     start = np.arange(12, dtype=np.float32).reshape(4, 3) - 5.0
     rows = np.array([[2, 0], [2, 3]], np.int32)
     # no zero once cast to int64: TF's integer ScatterDiv by zero kills the process
-    row_updates = np.array([-3.5, -2.5, -1.5, 1.5, 2.5, 3.5, -4.5, 4.5, -1.5, 1.5, 2.5, -2.5], np.float32).reshape(2, 2, 3)
+    row_updates = np.array([-3.5, -2.5, -1.5, 1.5, 2.5, 3.5, -4.5, 4.5, -1.5, 1.5, 2.5, -2.5],
+                           np.float32).reshape(2, 2, 3)
     tuples = np.array([[1, 2], [3, 0], [1, 2]], np.int32)
     nd_updates = np.array([2.5, -7.0, 0.5], np.float32)
     for mode in ROW_MODES:
