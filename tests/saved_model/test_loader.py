@@ -39,8 +39,6 @@ def _check(model, expected, rtol=1e-5):
 @pytest.mark.parametrize("backend", ["numpy", "array_api_strict"])
 def test_models_match_tf(models, name, backend):
     path, expected = models[name]
-    if backend == "array_api_strict" and name == "keras_cnn":
-        pytest.skip("Conv2D has no array-API kernel path on main yet")
     _check(sm.load(path, backend=backend), expected)
 
 
@@ -122,3 +120,18 @@ def test_schema_matches_tensorflow():
         for name, fields in a.items():
             want = {k: v for k, v in b[name].items() if k not in schema.OMITTED_FIELDS.get(name, ())}
             assert fields == want, name
+
+
+@pytest.mark.tf
+def test_five_argument_run_honours_run_options(models):
+    from tfops_py.client.run_options import RunMetadata, RunOptions
+
+    path, expected = models["tf1_saver"]
+    bundle = sm.LoadSavedModel(None, None, path, ["serve"])
+    sig = bundle.GetSignatures()["serving_default"]
+    feeds, want = expected["serving_default"]
+    options, metadata = RunOptions(), RunMetadata()
+    options.trace_level = RunOptions.FULL_TRACE
+    (y,) = bundle.session.Run(options, [(sig.inputs["x"].name, feeds["x"])], [sig.outputs["y"].name], [], metadata)
+    np.testing.assert_allclose(y, want["y"])
+    assert metadata.step_stats.dev_stats and metadata.step_stats.dev_stats[0].node_stats  # the trace was taken

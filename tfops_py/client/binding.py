@@ -130,6 +130,16 @@ def _flat_is_ref(args: Any, node: Node) -> list[bool]:
     return [arg.is_ref for arg, (a, b) in zip(args, arg_ranges(args, node.attrs)) for _ in range(a, b)]
 
 
+def ref_inputs(node: Node) -> list[int]:
+    """Input positions where ``node`` takes a reference (``Assign``'s ``ref``), not a value."""
+    return [k for k, is_ref in enumerate(_flat_is_ref(node.op_def.inputs, node)) if is_ref]
+
+
+def ref_outputs(node: Node) -> list[int]:
+    """Output positions that are references (a ``VariableV2``'s output)."""
+    return [k for k, is_ref in enumerate(_flat_is_ref(node.op_def.outputs, node)) if is_ref]
+
+
 def ref_reads(node: Node) -> tuple[int, ...]:
     """Input positions where ``node`` reads a reference output as a value (TF dereferences these)."""
     takes_ref = _flat_is_ref(node.op_def.inputs, node)

@@ -7,27 +7,27 @@ assigned device (``WithAssignedDevice``) wins over the requested one.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from tfops_py.backends import get_backend
 from tfops_py.backends.base import Backend
 from tfops_py.errors import InvalidArgumentError, OpError
+from tfops_py.framework.device_names import parse_device_name
 from tfops_py.framework.graph import Node
 
-_DEVICE_RE = re.compile(r"(?:^|/)(?:device:)?(CPU|GPU|cpu|gpu)(?::(\d+|\*))?(?:/|$)")
-
-
 def parse_device(device: str) -> tuple[str, int] | None:
-    """``("GPU", 1)`` for ``"/job:w/device:GPU:1"``; None for an empty or device-less string."""
+    """``("GPU", 1)`` for ``"/job:w/device:GPU:1"``; None for an empty string or one naming no device type
+    (``"/job:ps/task:0"``: the job and task are the distributed session's business)."""
     if not device:
         return None
-    m = _DEVICE_RE.search(device)
-    if m is None:
-        raise InvalidArgumentError(f"Malformed device specification '{device}'")
-    index = m.group(2)
-    return m.group(1).upper(), 0 if index in (None, "*") else int(index)
+    local = parse_device_name(device).device
+    if not local:
+        return None
+    kind, _, index = local[len("/device:"):].rpartition(":")
+    if kind not in ("CPU", "GPU"):
+        raise InvalidArgumentError(f"Malformed device specification '{device}': tfops_py runs CPU and GPU devices")
+    return kind, 0 if index == "*" else int(index)
 
 
 def _default_backend_for(kind: str, index: int) -> Backend:

@@ -36,10 +36,23 @@ class ClientSession:
     Nodes placed with ``WithDevice`` run on ``/CPU`` -> NumPy, ``/GPU:k`` -> CuPy
     device k, or whatever ``devices`` maps them to (``{"GPU": array_api_strict}``).
     The options' ``config`` also sets the graph optimizer's passes and the thread budget.
+
+    ``target`` (or the options' ``target``) runs the graph on a Dask cluster instead: a
+    ``dask.distributed.Client`` or a scheduler address (``"tcp://host:8786"``); the session is then a
+    :class:`tfops_py.distributed.DistributedSession` (the ``[dask]`` extra; see docs/distributed.md).
+    ``resources`` shares one state store (variables, tables) between sessions; by default each has its own.
     """
 
+    def __new__(cls, scope: Scope, backend: Any = None, *args: Any, target: Any = None, **kwargs: Any):
+        if cls is ClientSession and _remote_target(backend, target):
+            from tfops_py.distributed.session import DistributedSession  # the one way up: an optional extra
+
+            cls = DistributedSession
+        return object.__new__(cls)
+
     def __init__(self, scope: Scope, backend: Any = None, *, fetch_numpy: bool = False,
-                 devices: Mapping[str, Any] | None = None, allow_soft_placement: bool = False):
+                 devices: Mapping[str, Any] | None = None, allow_soft_placement: bool = False,
+                 resources: dict[str, Any] | None = None, target: Any = None):
         self._options = backend if isinstance(backend, SessionOptions) else SessionOptions()
         if isinstance(backend, SessionOptions):
             options = backend
@@ -52,7 +65,8 @@ class ClientSession:
         self._placer = Placer(self._backend, devices, allow_soft_placement)
         self._fetch_numpy = fetch_numpy
         self._plans: dict[tuple, Plan] = {}
-        self._resources: dict[str, Any] = {}  # variables and other state; never shared between sessions
+        # variables and other state; shared only when asked (the partitions of one task of a distributed session)
+        self._resources: dict[str, Any] = {} if resources is None else resources
         self._lock = threading.RLock()
         self._functions = FunctionRuntime(self._graph.library, self._compile_function)
         self._callables: dict[int, tuple[Plan, list[int], Any]] = {}
@@ -136,6 +150,14 @@ class ClientSession:
             hook = profile_hook(metadata, device_name(self._backend))
         return StepContext(int(options.timeout_in_ms or 0), hook, metadata)
 
+    def Close(self) -> None:
+        """Free the session's plans and state (variables, tables); TF's ``Session::Close``.  A closed session
+        can run again, from uninitialised state."""
+        with self._lock:
+            self._plans.clear()
+            self._callables.clear()
+            self._resources.clear()
+
     # -- callables (TF's MakeCallable / RunCallable / ReleaseCallable) ---------------------------------------
     def MakeCallable(self, callable_options: CallableOptions) -> int:
         """A handle running one fixed (feeds, fetches, targets) request; its plan is built now."""
@@ -185,6 +207,13 @@ class ClientSession:
             raise InvalidArgumentError(f"run target {value!r} is a null op (it was built on a scope in error)"
                                        f"{_why_null(self._scope)}")
         return node_of(self._graph, value)
+
+
+def _remote_target(backend: Any, target: Any) -> bool:
+    """Whether a session is asked for a cluster: a ``target`` argument, or ``SessionOptions.target`` set."""
+    if target is None and isinstance(backend, SessionOptions):
+        target = backend.target
+    return bool(target) and target not in ("local", "")
 
 
 def _why_null(scope: Scope) -> str:

@@ -90,12 +90,13 @@ class ConfigProto:
 
 
 class SessionOptions:
-    """``tensorflow::SessionOptions``: ``target`` (only the local, empty target), ``config`` (a
+    """``tensorflow::SessionOptions``: ``target`` (empty: this process; a Dask scheduler address or
+    ``dask.distributed.Client``: a cluster, see docs/distributed.md), ``config`` (a
     :class:`ConfigProto` or anything with its field names), plus the session's ``backend`` and
     ``devices``.  ``allow_soft_placement`` reads and writes ``config.allow_soft_placement``."""
 
     def __init__(self, backend: Any = None, *, devices: Mapping[str, Any] | None = None,
-                 allow_soft_placement: bool = False, target: str = "", config: Any = None):
+                 allow_soft_placement: bool = False, target: Any = "", config: Any = None):
         self.backend = backend
         self.devices = devices
         self.target = target

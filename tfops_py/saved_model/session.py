@@ -40,10 +40,8 @@ class Session:
         if self._closed:
             raise CancelledError("Session has been closed.")
         import_graph_def(self._scope, graph_def)
-        if self._client is None:
-            o = self.options
-            self._client = ClientSession(self._scope, backend=o.backend, devices=o.devices,
-                                         allow_soft_placement=o.allow_soft_placement)
+        if self._client is None:  # the options whole: backend, devices, config (threads, optimizer), target
+            self._client = ClientSession(self._scope, self.options)
 
     @property
     def scope(self) -> Scope:
@@ -83,10 +81,12 @@ class Session:
         """``Run(inputs, output_tensor_names, target_node_names)`` or
         ``Run(run_options, inputs, output_tensor_names, target_node_names, run_metadata)``.
 
-        ``inputs``: (name, value) pairs or a dict.  Returns the outputs in order.
+        ``inputs``: (name, value) pairs or a dict.  Returns the outputs in order.  ``run_options``
+        (``timeout_in_ms``, ``trace_level``) and ``run_metadata`` work as in :meth:`ClientSession.Run`.
         """
+        run_options = run_metadata = None
         if len(args) == 5:
-            _, inputs, outputs, targets, _ = args
+            run_options, inputs, outputs, targets, run_metadata = args
         elif len(args) in (2, 3):
             inputs, outputs = args[0], args[1]
             targets = args[2] if len(args) == 3 else []
@@ -98,6 +98,8 @@ class Session:
         feeds = {self.tensor(name): value for name, value in pairs}
         fetches = [self.tensor(name) for name in _names(outputs)]
         ops = [self.operation(name) for name in _names(targets)]
+        if run_options is not None:
+            return client.Run(run_options, feeds, fetches, ops, run_metadata)
         return client.Run(feeds, fetches, ops)
 
     def ListDevices(self) -> list[str]:
