@@ -128,14 +128,23 @@ def space_pads(source: str, block: str, crops: bool = False) -> SpacePads:
     return SpacePads(source, block, crops)
 
 
-class AxisMask(Domain):
-    """A bool vector with one random entry per dimension of input ``source`` (Reverse's ``dims``)."""
+class _FromInput(Domain):
+    """A domain drawn from input ``source`` (not from the case's shape pattern)."""
 
     patterned = False
 
     def __init__(self, source: str):
         self.source = source
         self.depends = (source,)
+
+
+class _IntsFromInput(_FromInput):
+    def accepts(self, dtype: DataType) -> bool:
+        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
+
+
+class AxisMask(_FromInput):
+    """A bool vector with one random entry per dimension of input ``source`` (Reverse's ``dims``)."""
 
     def accepts(self, dtype: DataType) -> bool:
         return dtype == DataType.DT_BOOL
@@ -148,18 +157,9 @@ def axis_mask(source: str) -> AxisMask:
     return AxisMask(source)
 
 
-class Permutation(Domain):
+class Permutation(_IntsFromInput):
     """A random permutation of the dimensions of input ``source``, some entries negative (TF counts them
     from the end)."""
-
-    patterned = False
-
-    def __init__(self, source: str):
-        self.source = source
-        self.depends = (source,)
-
-    def accepts(self, dtype: DataType) -> bool:
-        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
 
     def draw(self, d: Draw) -> np.ndarray:
         rank = np.ndim(d.inputs[self.source])
@@ -171,18 +171,9 @@ def permutation(source: str) -> Permutation:
     return Permutation(source)
 
 
-class LengthsAlong(Domain):
+class LengthsAlong(_IntsFromInput):
     """One length per entry of dimension attr ``batch_dim`` of input ``source``, each in
     ``[0, shape[seq_dim]]`` (ReverseSequence's ``seq_lengths``)."""
-
-    patterned = False
-
-    def __init__(self, source: str):
-        self.source = source
-        self.depends = (source,)
-
-    def accepts(self, dtype: DataType) -> bool:
-        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
 
     def draw(self, d: Draw) -> np.ndarray:
         shape = np.shape(d.inputs[self.source])
@@ -194,20 +185,11 @@ def lengths_along(source: str) -> LengthsAlong:
     return LengthsAlong(source)
 
 
-class ShiftsFor(Domain):
-    """Integers in [-7, 7] of the shape of input ``axes`` (Roll's ``shift``)."""
-
-    patterned = False
-
-    def __init__(self, axes: str):
-        self.axes = axes
-        self.depends = (axes,)
-
-    def accepts(self, dtype: DataType) -> bool:
-        return dtype in (DataType.DT_INT32, DataType.DT_INT64)
+class ShiftsFor(_IntsFromInput):
+    """Integers in [-7, 7] of the shape of input ``source`` (Roll's ``shift``, shaped as its ``axis``)."""
 
     def draw(self, d: Draw) -> np.ndarray:
-        return d.rng.integers(-7, 8, np.shape(d.inputs[self.axes])).astype(d.dtype.numpy_dtype)
+        return d.rng.integers(-7, 8, np.shape(d.inputs[self.source])).astype(d.dtype.numpy_dtype)
 
 
 def shifts_for(axes: str) -> ShiftsFor:

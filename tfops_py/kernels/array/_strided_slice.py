@@ -9,6 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from tfops_py.framework.tensor_shape import format_shape
+
 _SHRINK, _NEW_AXIS = -1, -2
 
 
@@ -160,3 +164,14 @@ def index_tuple(spec: DenseSlice) -> tuple:
         else:  # canonical end -1 means "through index 0", which Python spells None
             idx.append(slice(b, e if e >= 0 else None, s))
     return tuple(idx)
+
+
+def check_broadcast_into(fail: Callable[[str], object], value_shape: Sequence[int], final: Sequence[int]) -> None:
+    """A strided-slice assignment's value must broadcast to the slice's final shape (TF's message)."""
+    vs, fs = tuple(value_shape), tuple(final)
+    try:
+        ok = np.broadcast_shapes(vs, fs) == fs
+    except ValueError:
+        ok = False
+    if not ok:
+        fail(f"Cannot broadcast input shape {format_shape(vs)} into final shape {format_shape(fs)}")

@@ -120,7 +120,7 @@ def _stitch_case(case_id: str, idx: list[Any], data: list[Any]) -> Any:
     def theirs(tf: Any, *xs: Any) -> list:
         return [tf.raw_ops.ParallelDynamicStitch(indices=list(xs[:n]), data=list(xs[n:]))]
 
-    names = {f"i{k}": literal(v, _I32) for k, v in enumerate(idx)}
+    names: dict[str, Any] = {f"i{k}": literal(v, _I32) for k, v in enumerate(idx)}
     names.update({f"d{k}": literal(v, _F32) for k, v in enumerate(data)})
     return graph_case(case_id, ours, theirs, compare="exact", **names)
 

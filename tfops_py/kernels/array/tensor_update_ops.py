@@ -22,7 +22,7 @@ from tfops_py.kernels._common import unchanged_shape
 from tfops_py.kernels._scatter import scatter_rows
 from tfops_py.kernels._shape_util import host_ints
 from tfops_py.kernels.array._array_domains import nd_indices, row_indices
-from tfops_py.kernels.array._strided_slice import check_spec_shapes, dense_slice, index_tuple
+from tfops_py.kernels.array._strided_slice import check_broadcast_into, check_spec_shapes, dense_slice, index_tuple
 from tfops_py.kernels.array.grad_scatter_ops import tensor_scatter, tensor_scatter_shape
 from tfops_py.kernels.registry import KernelContext, register_kernel
 
@@ -109,14 +109,8 @@ def strided_slice_update(ctx: KernelContext, base: Any, begin: Any, end: Any, st
     out = xp.asarray(base, copy=True)
     if math.prod(spec.processing_shape) == 0:
         return out
-    final, vs = tuple(spec.final_shape), tuple(value.shape)
-    try:
-        ok = np.broadcast_shapes(vs, final) == final
-    except ValueError:
-        ok = False
-    if not ok:
-        ctx.invalid_argument(f"Cannot broadcast input shape {format_shape(vs)} into final shape "
-                             f"{format_shape(final)}")
+    final = tuple(spec.final_shape)
+    check_broadcast_into(ctx.invalid_argument, tuple(value.shape), final)
     index = index_tuple(spec) + (...,)
     region = tuple(out[index].shape)
     out[index] = xp.reshape(xp.broadcast_to(value, final), region)
