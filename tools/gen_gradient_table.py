@@ -12,21 +12,21 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import tfops_py  # noqa: E402,F401  (registers kernels)
-from tfops_py.gradients import GradOpRegistry, array_grad, array_py_grad, math_grad, nn_grad  # noqa: E402
+from tfops_py.gradients import GradOpRegistry, gradient_modules  # noqa: E402
 from tfops_py.kernels.registry import registered_kernel_ops  # noqa: E402
 
 DOC = os.path.join(os.path.dirname(__file__), "..", "docs", "gradients.md")
 BEGIN = "<!-- BEGIN GENERATED: tools/gen_gradient_table.py -->"
 END = "<!-- END GENERATED -->"
-MODULES = (math_grad, array_grad, array_py_grad, nn_grad)
 
 
 def table() -> str:
     registry = GradOpRegistry.Global()
     entries = registry.registered()
     kernels = registered_kernel_ops()
-    beyond = {op: text for m in MODULES for op, text in m.BEYOND_TF_CC.items()}
-    changed = {op: text for m in MODULES for op, text in m.CHANGED_FROM_TF_CC.items()}
+    modules = gradient_modules()
+    beyond = {op: text for m in modules for op, text in getattr(m, "BEYOND_TF_CC", {}).items()}
+    changed = {op: text for m in modules for op, text in getattr(m, "CHANGED_FROM_TF_CC", {}).items()}
     with_fn = [op for op, fn in entries.items() if fn is not None]
     lines = [
         BEGIN,
