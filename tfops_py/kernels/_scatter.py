@@ -6,7 +6,8 @@ scatters, InplaceUpdate) walk the updates serially, so duplicate rows combine on
 ``Max`` follow Eigen's ``cwiseMin``/``cwiseMax`` (``u < x ? u : x``: a NaN update never wins, a NaN
 already in ``base`` stays).  Both kernels below keep exactly that order and rounding:
 
-* NumPy: ``ufunc.at`` (serial by definition), in place when the caller owns ``base``;
+* NumPy: ``ufunc.at`` (serial by definition), in place when the caller owns ``base``; integer Div and
+  floating Min/Max (no ufunc has C's or Eigen's rule) go round by round as below;
 * any array-API namespace (no scatter there): the updates are sorted stably by row, the rows are
   combined occurrence by occurrence (round ``k`` applies every row's ``k``-th update at once, so the
   rounds number the largest multiplicity of a row, not the updates), and the result is gathered back
@@ -40,7 +41,7 @@ def scatter_rows(ctx: KernelContext, mode: str, base: Any, rows: Any, values: An
 
 
 # -- NumPy: ufunc.at, serial ------------------------------------------------------------------------------
-_UFUNCS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Min": np.fmin, "Max": np.fmax}
+_UFUNCS = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}
 
 
 def _scatter_numpy(mode: str, base: np.ndarray, rows: np.ndarray, values: np.ndarray, keep: np.ndarray | None,
@@ -51,12 +52,10 @@ def _scatter_numpy(mode: str, base: np.ndarray, rows: np.ndarray, values: np.nda
     if mode == "Update":
         out[rows] = values  # repeated rows: the last assignment wins, as in TF's loop
     elif mode == "Div" and out.dtype.kind in "iu":
-        _truncating_divide_at(out, rows, values)
+        _rounds_at(out, rows, values, _truncating_divide)
     elif mode in ("Min", "Max") and (out.dtype.kind == "f" or out.dtype == _BF16):
-        was_nan = np.isnan(out)
-        with np.errstate(invalid="ignore"):
-            _UFUNCS[mode].at(out, rows, values)  # fmin/fmax: a NaN update never wins
-        out[was_nan] = np.nan  # and a NaN already there stays
+        with np.errstate(invalid="ignore"):  # no ufunc keeps Eigen's rule for NaN and the sign of zero
+            _rounds_at(out, rows, values, _eigen_min if mode == "Min" else _eigen_max)
     elif mode in ("Min", "Max"):
         (np.minimum if mode == "Min" else np.maximum).at(out, rows, values)
     else:
@@ -68,8 +67,8 @@ def _scatter_numpy(mode: str, base: np.ndarray, rows: np.ndarray, values: np.nda
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
-def _truncating_divide_at(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
-    """C's integer division of ``out`` rows by ``values``, repeated rows one after another (one round per
+def _rounds_at(out: np.ndarray, rows: np.ndarray, values: np.ndarray, combine: Any) -> None:
+    """``out[r] = combine(out[r], v)`` for each (r, v), repeated rows one after another (one round per
     occurrence rank, each round vectorised over the rows that have that many updates)."""
     order = np.argsort(rows, kind="stable")
     rows, values = rows[order], values[order]
@@ -77,9 +76,24 @@ def _truncating_divide_at(out: np.ndarray, rows: np.ndarray, values: np.ndarray)
     counts = np.diff(np.r_[starts, rows.size])
     for k in range(int(counts.max(initial=0))):
         take = starts[counts > k] + k
-        r, v = rows[take], values[take]
-        q = np.abs(out[r]) // np.abs(v)
-        out[r] = np.where((out[r] < 0) != (v < 0), -q, q).astype(out.dtype)
+        r = rows[take]
+        out[r] = combine(out[r], values[take])
+
+
+def _truncating_divide(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """C's integer division (toward zero)."""
+    q = np.abs(x) // np.abs(v)
+    return np.where((x < 0) != (v < 0), -q, q).astype(x.dtype)
+
+
+def _eigen_min(x: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Eigen's ``cwiseMin``: ``u < x ? u : x`` (a NaN update never wins, a NaN or a zero of either sign
+    already in ``x`` stays when nothing is smaller)."""
+    return np.where(u < x, u, x)
+
+
+def _eigen_max(x: np.ndarray, u: np.ndarray) -> np.ndarray:
+    return np.where(u > x, u, x)
 
 
 # -- any array-API namespace: sort by row, combine by occurrence rank, gather back ------------------------
