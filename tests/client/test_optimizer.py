@@ -62,6 +62,18 @@ def test_identities_and_pure_control_edges_removed(backend):
     assert "Identity" not in steps and "Snapshot" not in steps and "NoOp" not in steps
 
 
+def test_control_edges_from_fed_values_removed(backend):
+    """A TF1 loop body's shape: its inputs are fed (the Switch outputs) and its constants hang on a pivot
+    Identity of one by a control edge; nothing upstream of a feed runs, so the edges and the pivot go."""
+    root = Scope.NewRootScope()
+    switch = ops.Switch(root, _placeholder(root, [3]), ops.Const(root, True))
+    pivot = ops.Identity(root, switch.output_true)
+    scale = ops.Const(root.WithControlDependencies(Operation(pivot.node())), np.float32(2))
+    y = ops.Mul(root, pivot, scale)
+    steps = _same(root, {switch.output_true: np.float32([4, 5, 6])}, [y], backend)
+    assert "Identity" not in steps and set(steps) <= {"Mul", "Const"}  # (Const is a step when kernels are checked)
+
+
 def test_common_subexpressions_merged(backend):
     root = Scope.NewRootScope()
     x = _placeholder(root, [4])

@@ -24,7 +24,6 @@ NOT_YET_DECLARED = frozenset({
     "tfops_py.kernels.quantization.fake_quant", "tfops_py.kernels.resources.state_ops",
 "tfops_py.kernels.resources.resource_variable_ops",
     "tfops_py.kernels.resources.lookup_ops", "tfops_py.kernels.io.save_restore_ops",
-    "tfops_py.kernels.control_flow.dataflow_ops", "tfops_py.kernels.control_flow.functional_ops",
     "tfops_py.kernels.nn.fused_ops",  # tests/kernels/test_fused_ops.py: against the unfused ops and TF
     "tfops_py.kernels.io.summary_ops",  # tests/summary: bytes and event files against TF's
 })

@@ -144,6 +144,21 @@ def test_variable_in_a_loop_through_ref_enter():
     assert sess.Run({n: 4}, [read]) == [6.0]
 
 
+@pytest.mark.parametrize("n", [0, 3])
+def test_reference_as_a_loop_variable(backend, n):
+    """RefMerge/RefSwitch/RefNextIteration/RefExit carry a variable's reference round the loop; the body adds
+    through it.  (The loop compiler leaves such loops to the per-node schedule: its plans hand back values.)"""
+    from tfops_py.kernels.control_flow._graph_cases import ref_loop
+
+    root = Scope.NewRootScope()
+    x = ops.Placeholder(root, DT_FLOAT)
+    limit = ops.Placeholder(root, DT_INT32)
+    outs, targets = ref_loop(root, x.output, limit.output)
+    i, value = session(root, backend).Run({x: [1.0, 2.0, 3.0], limit: n}, outs, targets)
+    assert i == n
+    np.testing.assert_array_equal(value, np.float32([1, 2, 3]) + n)
+
+
 # ----------------------------------------------------------------------------- malformed graphs
 def test_merge_with_two_live_inputs_is_an_error():
     """TF picks whichever input arrives first; here it is TF's Merge error (recorded as a divergence)."""

@@ -70,3 +70,23 @@ def test_graph_built_by_tf_now_runs_as_in_tf(case):
     for r, (a_run, b_run) in enumerate(zip(ours, theirs)):
         for name, a, b in zip(fetches, a_run, b_run):
             assert_close(a, b, f"{case} run {r} {name}")
+
+
+@pytest.fixture(scope="module")
+def rnn_saved_models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rnn_saved_models")
+    return {kind: (str(root / kind), _tool().keras_rnn_saved_model(kind, str(root / kind)))
+            for kind in ("lstm", "gru", "bidirectional")}
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("kind", ["lstm", "gru", "bidirectional"])
+def test_unfrozen_keras_rnn_saved_model_runs_as_in_tf(kind, backend, rnn_saved_models):
+    """Not frozen: the variables stay resources that the While body reads through captured handles."""
+    from tfops_py import saved_model
+
+    path, (feeds, theirs) = rnn_saved_models[kind]
+    ours = saved_model.load(path, backend=backend).signatures["serve"](feeds)
+    assert sorted(ours) == sorted(theirs)
+    for name in theirs:
+        assert_close(np.asarray(ours[name]), theirs[name], f"{kind} {name}")

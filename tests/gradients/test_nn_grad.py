@@ -282,6 +282,7 @@ def test_depthwise_conv_gradient_graph():
 
 def test_every_registered_gradient_has_a_case():
     """The finite-difference/TF tables cover every gradient function, except those listed here."""
+    from tests.control_flow import test_gradients as control_flow
     from tests.gradients import test_array_grad, test_math_grad
     from tests.gradients.harness import _build
     from tfops_py.gradients import registered_gradient_ops
@@ -289,9 +290,13 @@ def test_every_registered_gradient_has_a_case():
     untested = {"RefIdentity": "needs a Ref(T) input that only a variable gives, and has no kernel",
                 "QuantizeAndDequantize": "deprecated op: no class in TF 2.21's C++ API",
                 # a resource handle cannot be finite-differenced: checked against TF in test_resource_grad.py
-                "ReadVariableOp": "test_resource_grad.py", "ResourceGather": "test_resource_grad.py"}
+                "ReadVariableOp": "test_resource_grad.py", "ResourceGather": "test_resource_grad.py",
+                **{op: "needs a Ref(T) input" for op in ("RefSwitch", "RefMerge", "RefEnter", "RefExit",
+                                                         "RefNextIteration")},
+                **{op: "differentiated as part of a loop: tests/control_flow/test_gradients.py's BuildWhileLoop tests"
+                   for op in ("Enter", "Exit", "NextIteration")}}
     covered = set()
-    for cases in (test_math_grad.CASES, test_array_grad.CASES, CASES):
+    for cases in (test_math_grad.CASES, test_array_grad.CASES, CASES, control_flow.CASES, control_flow.LIST_CASES):
         for c in cases:
             scope, _, _ = _build(c)
             covered |= {n.op for n in scope.graph().nodes()}

@@ -30,72 +30,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfops_py.errors import InternalError, InvalidArgumentError, OpError
-from tfops_py.framework.control_flow import (ENTER_OPS, EXIT_OPS, MERGE_OPS, NEXT_ITERATION_OPS, is_back_edge,
-                                             topological_order)
 from tfops_py.framework.graph import Node
 from tfops_py.framework.operation import Output
 from tfops_py.client import binding
+from tfops_py.client.dataflow_graph import ENTER, EXIT, NORMAL, FrameInfo, Item, bind_dataflow
 from tfops_py.client.binding import CHECK_KERNELS, deref, flatten, kernel_error
-from tfops_py.client.plan import convert_feed, feed_spec
+from tfops_py.kernels._parallel import enter_run, exit_run
+from tfops_py.client.function_runtime import function_attrs
+from tfops_py.client.plan import _uses_blas, convert_feed, feed_spec
 from tfops_py.client.run_options import StepContext
 from tfops_py.kernels.control_flow.dataflow_ops import DEAD
 
-# Item kinds: how a node's outputs move between frames and iterations.
-_NORMAL, _ENTER, _EXIT, _NEXT = 0, 1, 2, 3
 _DEADLINE_EVERY = 64  # nodes between deadline checks
-
-
-class _FrameInfo:
-    """What is static about a frame: its nodes, their pending counts and input slots."""
-
-    __slots__ = ("name", "parent", "items", "pending", "num_inputs", "input_count", "parallel_iterations",
-                 "loop_cond")
-
-    def __init__(self, name: str, parent: _FrameInfo | None):
-        self.name = name
-        self.parent = parent
-        self.items: list[_Item] = []
-        self.pending: list[int] = []
-        self.num_inputs = 0
-        self.input_count = 0  # Enter nodes into this frame: it is not done until each has run
-        self.parallel_iterations = 1
-        self.loop_cond: Node | None = None
-
-
-class _Item:
-    """One node, bound: kernel, context, where its inputs live, where its outputs go."""
-
-    __slots__ = ("node", "fn", "ctx", "groups", "deref", "flat", "num_inputs", "num_outputs", "base", "pid",
-                 "edges", "controls", "kind", "is_merge", "is_trigger", "is_enter", "is_constant", "frame", "child",
-                 "fetch", "convert", "inputs_from", "num_controls")
-
-    def __init__(self, node: Node | None):
-        self.node = node
-        self.fn: Any = None
-        self.ctx: Any = None
-        self.groups: Any = None
-        self.deref: tuple[int, ...] = ()
-        self.flat = False
-        self.num_inputs = 0
-        self.num_outputs = 0
-        self.base = 0
-        self.pid = 0
-        self.edges: list[tuple[int, _Item, int]] = []  # (output slot, consumer, consumer's frame-local input slot)
-        self.controls: list[_Item] = []
-        self.kind = _NORMAL
-        self.is_merge = self.is_trigger = self.is_enter = self.is_constant = False
-        self.frame: _FrameInfo | None = None
-        self.child: _FrameInfo | None = None
-        self.fetch: list[tuple[int, int]] = []  # (output slot, fetch position) for root-frame fetches
-        self.convert: tuple[tuple[int, Any], ...] = ()  # (input index, transfer) for inputs from another backend
-        self.inputs_from: list[_Item] = []  # the producer of each data input (the feed source for fed ones)
-        self.num_controls = 0  # control in-edges
 
 
 class _Iteration:
     __slots__ = ("num", "pending", "dead", "inputs", "outstanding_ops", "outstanding_frames")
 
-    def __init__(self, num: int, info: _FrameInfo):
+    def __init__(self, num: int, info: FrameInfo):
         self.num = num
         self.pending = list(info.pending)
         self.dead = [0] * len(info.pending)
@@ -108,7 +60,7 @@ class _Frame:
     __slots__ = ("info", "parent", "parent_iter", "iterations", "iteration_count", "outstanding_iterations",
                  "max_parallel", "pending_inputs", "next_roots", "invariants", "dead_exits", "key")
 
-    def __init__(self, info: _FrameInfo, parent: _Frame | None, parent_iter: _Iteration | None, key: Any):
+    def __init__(self, info: FrameInfo, parent: _Frame | None, parent_iter: _Iteration | None, key: Any):
         self.info = info
         self.parent = parent
         self.parent_iter = parent_iter
@@ -118,9 +70,9 @@ class _Frame:
         self.outstanding_iterations = 1
         self.max_parallel = max(1, info.parallel_iterations) if parent is not None else 1
         self.pending_inputs = info.input_count if parent is not None else 0
-        self.next_roots: list[tuple[_Item, Any]] = []
-        self.invariants: list[tuple[_Item, Any]] = []
-        self.dead_exits: list[_Item] = []
+        self.next_roots: list[tuple[Item, Any]] = []
+        self.invariants: list[tuple[Item, Any]] = []
+        self.dead_exits: list[Item] = []
 
     def iteration_done(self, it: _Iteration) -> bool:
         if it.outstanding_ops == 0 and it.outstanding_frames == 0:
@@ -136,9 +88,9 @@ class _Frame:
 class DataflowPlan:
     """A compiled request with v1 control flow; same interface as ``Plan``."""
 
-    def __init__(self, backend: Any, feed_order: list[Output], feed_specs: list[Any], source: _Item,
-                 roots: list[_Item], root_info: _FrameInfo, fetch_feeds: list[tuple[int, int]], num_fetches: int,
-                 fetch_names: list[str]):
+    def __init__(self, backend: Any, feed_order: list[Output], feed_specs: list[Any], source: Item,
+                 roots: list[Item], root_info: FrameInfo, fetch_feeds: list[tuple[int, int]], num_fetches: int,
+                 fetch_names: list[str], nodes: list[Node], holds_blas: bool):
         self.backend = backend
         self.feed_order = feed_order
         self._feed_specs = feed_specs
@@ -148,6 +100,13 @@ class DataflowPlan:
         self._fetch_feeds = fetch_feeds  # (feed position, fetch position): a fetched tensor that is fed
         self._num_fetches = num_fetches
         self._fetch_names = fetch_names
+        self._nodes = nodes
+        self.num_threads = 0  # threads a run may use (0: the process default)
+        self.holds_blas = holds_blas  # BLAS to one thread while it runs (see Plan)
+
+    def nodes(self) -> list[Node]:
+        """The nodes this plan runs (a loop compiled into one item counts its nodes)."""
+        return list(self._nodes)
 
     def run(self, feed_values: Sequence[Any], step: StepContext | None = None) -> list[Any]:
         values = [convert_feed(self.backend, v, spec, out)
@@ -163,8 +122,12 @@ class DataflowPlan:
         for feed_pos, fetch_pos in self._fetch_feeds:
             results[fetch_pos] = feed_values[feed_pos]
         run = _Run(self, results, step)
-        run.start(feed_values)
-        run.loop()
+        token = enter_run(self.num_threads, self.holds_blas)
+        try:
+            run.start(feed_values)
+            run.loop()
+        finally:
+            exit_run(token, self.holds_blas)
         for k, value in enumerate(results):
             if value is None or value is DEAD:
                 raise InvalidArgumentError(f"Retval[{k}] does not have value (fetch '{self._fetch_names[k]}' is dead: "
@@ -179,7 +142,7 @@ class _Run:
         self.plan = plan
         self.results = results
         self.step = step
-        self.ready: deque[tuple[_Item, _Frame, _Iteration, bool]] = deque()  # first in, first out
+        self.ready: deque[tuple[Item, _Frame, _Iteration, bool]] = deque()  # first in, first out
         self.frames: dict[Any, _Frame] = {}
         self.root = _Frame(plan._root_info, None, None, ())
 
@@ -223,22 +186,23 @@ class _Run:
                 except Exception as e:
                     raise kernel_error(e, item.ctx) from e
                 outputs = [result] if item.flat else flatten(result)
-                if hook is not None:
-                    hook(item.node, start, time.perf_counter(), outputs)
-                if CHECK_KERNELS:
-                    binding.check_outputs(item.node, item.ctx, outputs)
-            if item.fetch and (frame is root or (item.kind == _EXIT and not is_dead and frame.parent is root)):
+                if item.node is not None:  # (a compiled loop's parts report their own nodes)
+                    if hook is not None:
+                        hook(item.node, start, time.perf_counter(), outputs)
+                    if CHECK_KERNELS:
+                        binding.check_outputs(item.node, item.ctx, outputs)
+            if item.fetch and (frame is root or (item.kind == EXIT and not is_dead and frame.parent is root)):
                 for slot, pos in item.fetch:  # a fetched tensor of the root frame (an Exit delivers there)
                     results[pos] = outputs[slot]
             self.propagate(item, frame, it, is_dead, outputs)
 
     # -- propagation (PropagatorState::PropagateOutputs) --------------------------------------------
-    def propagate(self, item: _Item, frame: _Frame, it: _Iteration, is_dead: bool, outputs: list[Any]) -> None:
+    def propagate(self, item: Item, frame: _Frame, it: _Iteration, is_dead: bool, outputs: list[Any]) -> None:
         kind = item.kind
-        if kind == _NORMAL:
+        if kind == NORMAL:
             activated = self.activate(item, is_dead, frame, it, outputs)
             frame_done = self.adjust(frame, it, activated - 1)
-        elif kind == _ENTER:
+        elif kind == ENTER:
             child = self.child_frame(frame, it, item.child)  # type: ignore[arg-type]
             child_it = child.iterations[0]
             if item.is_constant:
@@ -251,7 +215,7 @@ class _Run:
                 self.adjust(child, child_it, self.activate(item, is_dead, child, child_it, outputs))
             child.pending_inputs -= 1
             frame_done = self.adjust(frame, it, -1)
-        elif kind == _EXIT:
+        elif kind == EXIT:
             if is_dead:
                 if it.num == frame.iteration_count:
                     frame.dead_exits.append(item)
@@ -274,7 +238,7 @@ class _Run:
         if frame_done and frame.parent is not None:
             self.delete_frame(frame)
 
-    def activate(self, item: _Item, is_dead: bool, frame: _Frame, it: _Iteration, outputs: list[Any]) -> int:
+    def activate(self, item: Item, is_dead: bool, frame: _Frame, it: _Iteration, outputs: list[Any]) -> int:
         """Deliver ``item``'s outputs to its consumers in ``it``; queue the ready ones; return how many."""
         pending, dead, inputs, ready = it.pending, it.dead, it.inputs, self.ready
         activated = 0
@@ -361,7 +325,7 @@ class _Run:
         self.adjust(frame, nxt, activated)
         return nxt
 
-    def child_frame(self, frame: _Frame, it: _Iteration, info: _FrameInfo) -> _Frame:
+    def child_frame(self, frame: _Frame, it: _Iteration, info: FrameInfo) -> _Frame:
         key = (id(frame), it.num, info.name)
         child = self.frames.get(key)
         if child is None:
@@ -375,7 +339,7 @@ class _Run:
             return
         parent, parent_it = frame.parent, frame.parent_iter
         pending, dead = parent_it.pending, parent_it.dead  # type: ignore[union-attr]
-        woken: list[tuple[_Item, bool]] = []
+        woken: list[tuple[Item, bool]] = []
         for item in frame.dead_exits:
             for _, dst, _ in item.edges:
                 pid = dst.pid
@@ -408,181 +372,14 @@ class _Run:
             self.delete_frame(parent)  # type: ignore[arg-type]
 
 
-# ----------------------------------------------------------------------------- building
-def _node_error(message: str, node: Node) -> InvalidArgumentError:
-    return InvalidArgumentError(message, op_type=node.op, node_name=node.name)
-
-
 def build_dataflow_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, ...], nodes: list[Node],
-                        where: dict[int, Any], resources: dict[str, Any] | None, functions: Any) -> DataflowPlan:
-    """Bind ``nodes`` (the pruned request) for the dataflow executor; static checks first."""
-    feed_set = set(feeds)
-    library = functions.library if functions is not None else None
-    items = {n.id: _Item(n) for n in nodes}
-    source = _Item(None)
-    feed_index = {o: k for k, o in enumerate(feeds)}
-    _check_no_illegal_cycle(nodes, feed_set)
-
-    # Edges (data, then control), counted per consumer the way TF counts in-edges.
-    for n in nodes:
-        item = items[n.id]
-        item.num_inputs = len(n.inputs)
-        item.num_outputs = n.num_outputs()
-        for k, inp in enumerate(n.inputs):
-            producer = source if inp in feed_set else items[inp.node().id]  # type: ignore[union-attr]
-            slot = feed_index[inp] if inp in feed_set else inp.index()
-            producer.edges.append((slot, item, k))  # k becomes a frame-local slot below
-            item.inputs_from.append(producer)
-        for c in n.control_inputs:
-            if not binding.fed_entirely(c, feed_set):
-                items[c.id].controls.append(item)
-                item.num_controls += 1
-        item.is_merge = n.op in MERGE_OPS
-        item.is_trigger = n.op == "ControlTrigger"
-        item.is_enter = n.op in ENTER_OPS
-        item.kind = _ENTER if item.is_enter else _EXIT if n.op in EXIT_OPS else \
-            _NEXT if n.op in NEXT_ITERATION_OPS else _NORMAL
-        item.is_constant = item.is_enter and bool(n.attrs.get("is_constant", False))
-
-    root_info = _FrameInfo("", None)
-    _assign_frames(nodes, items, source, root_info)
-    infos = {id(i.frame): i.frame for i in items.values()}.values()
-    for info in infos:
-        _layout(info)  # type: ignore[arg-type]
-    for producer in [source, *items.values()]:
-        producer.edges = [(slot, dst, dst.base + k) for slot, dst, k in producer.edges]
-
-    roots = [i for i in items.values() if not i.num_inputs and not i.num_controls]
-    fetch_feeds = []
-    for pos, out in enumerate(fetches):
-        if out in feed_set:
-            fetch_feeds.append((feed_index[out], pos))
-            continue
-        item = items[out.node().id]  # type: ignore[union-attr]
-        delivered_to = item.frame.parent if item.kind == _EXIT else item.child if item.is_enter else item.frame
-        if delivered_to is not root_info:
-            raise _node_error(f"cannot fetch '{out.name()}': it is computed inside while loop frame "
-                              f"'{delivered_to.name}' (fetch the loop's Exit instead)", out.node())  # type: ignore
-        item.fetch.append((out.index(), pos))
-
-    for n in nodes:
-        item = items[n.id]
-        nb = where[n.id]
-        item.ctx = binding.make_context(n, nb, resources, functions)
-        fn = binding.kernel_for(n, nb.name, library)
-        item.fn = binding.in_device(fn, nb) if hasattr(nb, "device_context") else fn
-        item.groups = binding.arg_groups(n, library)
-        item.deref = binding.ref_reads(n)
-        item.flat = binding.output_is_flat(n, library)
-        item.convert = tuple((k, binding.transfer(src_backend, nb)) for k, src_backend in
-                             enumerate(backend if p is source else where[p.node.id] for p in item.inputs_from)
-                             if not (src_backend is nb or src_backend == nb))
-    return DataflowPlan(backend, list(feeds), [feed_spec(o) for o in feeds], source, roots, root_info, fetch_feeds,
-                        len(fetches), [o.name() for o in fetches])
-
-
-def _check_no_illegal_cycle(nodes: list[Node], feeds: set[Output]) -> None:
-    """TF's ValidateGraphHasNoCycle: the NextIteration -> Merge back edges are the only cycles allowed."""
-    position = {n.id: k for k, n in enumerate(nodes)}
-
-    def inputs_of(k: int) -> list[int]:
-        n = nodes[k]
-        deps = [position[i.node().id] for i in n.inputs  # type: ignore[union-attr]
-                if i not in feeds and not is_back_edge(i.node().op, n.op)]  # type: ignore[union-attr]
-        return deps + [position[c.id] for c in n.control_inputs if c.id in position]
-
-    topological_order(len(nodes), inputs_of, lambda k: nodes[k].name)
-
-
-def _assign_frames(nodes: list[Node], items: dict[int, _Item], source: _Item, root: _FrameInfo) -> None:
-    """BuildControlFlowInfo: the frame of every node, by a breadth-first walk from the roots.
-
-    An Enter runs in its producer's frame and delivers into the child frame it
-    names; an Exit runs in the loop's frame and delivers into the parent frame.
-    """
-    infos: dict[str, _FrameInfo] = {"": root}
-    first_producer: dict[int, _Item] = {}
-    queue: list[_Item] = [source] + [i for i in items.values() if not i.num_inputs and not i.num_controls]
-    for item in queue:
-        item.frame = root
-    visited = {id(i) for i in queue}
-    head = 0
-    while head < len(queue):
-        cur = queue[head]
-        head += 1
-        frame = cur.frame
-        if cur.is_enter:
-            frame = cur.child
-        elif cur.kind == _EXIT:
-            if frame is root:
-                raise _node_error("Invalid Exit op: Cannot find a corresponding Enter op.", cur.node)  # type: ignore
-            frame = frame.parent  # type: ignore[union-attr]
-        for out in [d for _, d, _ in cur.edges] + cur.controls:
-            if id(out) in visited:
-                if out.frame is not frame:
-                    raise _frames_error(out, cur, frame, first_producer.get(id(out)))  # type: ignore[arg-type]
-                continue
-            visited.add(id(out))
-            first_producer[id(out)] = cur
-            queue.append(out)
-            out.frame = frame
-            if out.is_enter:
-                out.child = _child_info(out, frame, infos)  # type: ignore[arg-type]
-    for item in items.values():
-        node: Node = item.node  # type: ignore[assignment]
-        if item.frame is None:
-            raise _node_error("node cannot run: its inputs form a cycle that no Enter node leads into", node)
-        if item.kind == _NEXT and item.frame is root:
-            raise _node_error("NextIteration outside a while loop frame (no Enter node leads to it)", node)
-        if item.is_enter:
-            item.child.parallel_iterations = int(node.attrs.get("parallel_iterations", 10))  # type: ignore
-            item.child.input_count += 1  # type: ignore[union-attr]
-        if node.op == "LoopCond":
-            info = item.frame
-            if info.loop_cond is not None and "LoopCounter" not in info.loop_cond.name and \
-                    "LoopCounter" not in node.name:
-                raise _node_error(f"Invalid loop structure: Loop \"{info.name}\" has more than one LoopCond node: "
-                                  f"{{{{node {node.name}}}}} and {{{{node {info.loop_cond.name}}}}}", node)
-            info.loop_cond = node
-        item.frame.items.append(item)
-
-
-def _child_info(enter: _Item, frame: _FrameInfo, infos: dict[str, _FrameInfo]) -> _FrameInfo:
-    node: Node = enter.node  # type: ignore[assignment]
-    name = node.attrs.get("frame_name", "")
-    if not name:
-        raise _node_error(f"The Enter {{{{node {node.name}}}}} must have a frame name.", node)
-    info = infos.get(name)
-    if info is None:
-        info = infos[name] = _FrameInfo(name, frame)
-    elif info.parent is not frame:
-        raise InternalError(f"Invalid loop structure: Mismatched parent frames for \"{name}\": \"{frame.name}\" vs "
-                            f"\"{info.parent.name}\". The node giving this error: {{{{node {node.name}}}}}",  # type: ignore
-                            op_type=node.op, node_name=node.name)
-    return info
-
-
-def _frames_error(out: _Item, cur: _Item, frame: _FrameInfo, first: _Item | None) -> InvalidArgumentError:
-    def label(item: _Item | None) -> str:
-        return "_SOURCE" if item is None or item.node is None else item.node.name
-
-    node: Node = out.node  # type: ignore[assignment]
-    return _node_error(f"{{{{node {node.name}}}}} has inputs from different frames. "
-                       f"The input {{{{node {label(cur)}}}}} "
-                       f"is in frame '{frame.name}'. The input {{{{node {label(first)}}}}} is in frame "
-                       f"'{out.frame.name}'.", node)  # type: ignore[union-attr]
-
-
-def _layout(info: _FrameInfo) -> None:
-    """Frame-local pending ids, input slots and initial pending counts (TF's PendingCounts layout)."""
-    base = 0
-    for pid, item in enumerate(info.items):
-        item.pid = pid
-        item.base = base
-        base += item.num_inputs
-        controls = item.num_controls
-        info.pending.append(2 * controls + 1 if item.is_merge else item.num_inputs + controls)
-    info.num_inputs = base
+                        where: dict[int, Any], resources: dict[str, Any] | None, functions: Any,
+                        compile_plan: Any) -> DataflowPlan:
+    bound = bind_dataflow(backend, feeds, fetches, nodes, where, resources, functions, compile_plan)
+    blas = any(_uses_blas(n.op) or (functions is not None and n.op in functions.library) or function_attrs(n)
+               for n in nodes)
+    return DataflowPlan(backend, list(feeds), [feed_spec(o) for o in feeds], bound.source, bound.roots,
+                        bound.root_info, bound.fetch_feeds, len(fetches), [o.name() for o in fetches], nodes, blas)
 
 
 __all__ = ["DataflowPlan", "build_dataflow_plan"]

@@ -40,14 +40,16 @@ FeedSpec = tuple[DataType, PartialTensorShape, str]
 
 
 class _Step:
-    __slots__ = ("fn", "ctx", "in_slots", "groups", "out_slots", "flat", "free", "node", "deref", "simple")
+    __slots__ = ("fn", "ctx", "in_slots", "groups", "out_slots", "flat", "free", "node", "deref", "simple", "out")
 
     def __init__(self, fn, ctx, in_slots, groups, out_slots, flat, node):
         self.fn, self.ctx, self.in_slots, self.groups = fn, ctx, in_slots, groups
         self.out_slots, self.flat, self.node = out_slots, flat, node
         self.free: tuple[int, ...] = ()
         self.deref: tuple[int, ...] = binding.ref_reads(node) if node is not None else ()
-        self.simple = not self.deref and groups is None  # plain inputs: the short path in Plan._execute
+        # The common case, taken without further tests: flat inputs, no references, one output.
+        self.simple = not self.deref and groups is None and flat and not CHECK_KERNELS
+        self.out = out_slots[0] if flat else -1
 
 
 _BLAS_WORDS = ("MatMul", "Conv", "Einsum", "Matrix", "Cholesky", "Qr", "Svd", "Lu", "Solve", "Eig", "_Fused")
@@ -56,6 +58,12 @@ _BLAS_WORDS = ("MatMul", "Conv", "Einsum", "Matrix", "Cholesky", "Qr", "Svd", "L
 def _uses_blas(op_type: str) -> bool:
     """Ops whose NumPy kernels call BLAS/LAPACK (and so may wake its spinning worker threads)."""
     return any(w in op_type for w in _BLAS_WORDS)
+
+
+def holds_blas(ctx: KernelContext) -> bool:
+    """Whether a run holding this kernel should hold BLAS to one thread: a BLAS op, or one that calls
+    functions (While, If, calls), whose bodies then run inside the hold instead of taking it per call."""
+    return _uses_blas(ctx.op_type) or bool(ctx.funcs)
 
 
 class Plan:
@@ -72,7 +80,7 @@ class Plan:
         self._num_slots = num_slots
         self._initial: list[Any] = [None] * num_slots  # each run starts from these (Const values)
         self.num_threads = 0  # threads a run may use (0: the process default)
-        self.holds_blas = any(_uses_blas(s.ctx.op_type) for s in steps)  # BLAS to one thread while it runs
+        self.holds_blas = any(holds_blas(s.ctx) for s in steps)  # BLAS to one thread while it runs
 
     def nodes(self) -> list[Node]:
         """The nodes this plan runs, in order (after the graph optimizer)."""
@@ -108,8 +116,22 @@ class Plan:
         check = CHECK_KERNELS
         for s in self._steps:
             if s.simple:
-                args = [vals[i] for i in s.in_slots]
-            elif s.deref:
+                ins = s.in_slots
+                try:
+                    if len(ins) == 2:
+                        vals[s.out] = s.fn(s.ctx, vals[ins[0]], vals[ins[1]])
+                    elif len(ins) == 1:
+                        vals[s.out] = s.fn(s.ctx, vals[ins[0]])
+                    else:
+                        vals[s.out] = s.fn(s.ctx, *[vals[i] for i in ins])
+                except OpError:
+                    raise
+                except Exception as e:
+                    raise kernel_error(e, s.ctx) from e
+                for slot in s.free:
+                    vals[slot] = None
+                continue
+            if s.deref:
                 ins = [vals[i] for i in s.in_slots]
                 for k in s.deref:
                     ins[k] = deref(ins[k], s.ctx)
@@ -275,7 +297,12 @@ def build_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, .
     if any(n.op in DATAFLOW_OPS for n in nodes):
         from tfops_py.client.executor import build_dataflow_plan
 
-        return build_dataflow_plan(backend, feeds, fetches, nodes, where, resources, functions)
+        def compile_part(part_feeds: tuple[Output, ...], part_fetches: tuple[Output, ...], part_targets: tuple) -> Any:
+            return build_plan(backend, part_feeds, part_fetches, part_targets, resources, placer, functions, config)
+
+        dataflow = build_dataflow_plan(backend, feeds, fetches, nodes, where, resources, functions, compile_part)
+        dataflow.num_threads = _num_threads(config)
+        return dataflow
     nodes = _linear_order(nodes)
     nodes, fetches = optimize(nodes, feed_set, fetches, targets, backend_for, config)  # type: ignore[assignment]
     where.update((n.id, backend_for(n)) for n in nodes if n.id not in where)
@@ -352,5 +379,9 @@ def build_plan(backend: Any, feeds: tuple[Output, ...], fetches: tuple[Output, .
                 [slot(o) for o in fetches], count[0])
     for s, value in constants.items():
         plan._initial[s] = value
-    plan.num_threads = getattr(config, "intra_op_parallelism_threads", 0) if config is not None else 0
+    plan.num_threads = _num_threads(config)
     return plan
+
+
+def _num_threads(config: Any) -> int:
+    return getattr(config, "intra_op_parallelism_threads", 0) if config is not None else 0

@@ -91,14 +91,40 @@ def instantiate(library: FunctionLibraryDefinition, name: str, attr_values: dict
     return _Instantiation(library, fdef, values).build(in_types, out_types)
 
 
+def inline_function(scope: Scope, name: str, attr_values: dict[str, Any] | None, args: list[Output]
+                    ) -> tuple[list[Output], list[Node]]:
+    """Copy function ``name``'s body into ``scope`` (under its name prefix), reading ``args``.
+
+    Returns the returned tensors and the control-return nodes.  Gradient functions are
+    built this way: the forward body, then its gradient, in one graph.
+    """
+    library = scope.graph().library
+    fdef = library.Find(name)
+    if fdef is None:
+        raise NotFoundError(f"Function '{name}' is not defined in the graph's function library")
+    values = resolve_attrs(fdef, dict(attr_values or {}))
+    in_types, out_types = io_types(fdef, values)
+    if [a.type() for a in args] != in_types:
+        raise InvalidArgumentError(f"function '{name}' takes ({', '.join(t.short_name for t in in_types)}), got "
+                                   f"({', '.join(a.type().short_name for a in args)})")
+    body = _Instantiation(library, fdef, values, scope, args).build(in_types, out_types)
+    return body.rets, body.control_rets
+
+
 class _Instantiation:
-    def __init__(self, library: FunctionLibraryDefinition, fdef: FunctionDef, values: dict[str, Any]):
+    def __init__(self, library: FunctionLibraryDefinition, fdef: FunctionDef, values: dict[str, Any],
+                 scope: Scope | None = None, args: list[Output] | None = None):
         self.library = library
         self.fdef = fdef
         self.values = values
-        self.graph = Graph()
-        self.graph.library = library
-        self.scope = Scope._on_graph(self.graph)
+        if scope is None:
+            self.graph = Graph()
+            self.graph.library = library
+            self.scope = Scope._on_graph(self.graph)
+        else:  # inlining into an existing graph
+            self.graph = scope.graph()
+            self.scope = scope
+        self.given_args = args
         self.args: dict[str, list[Output]] = {}
         self.nodes: dict[str, Node] = {}
         self.where = f"function '{fdef.name}'"
@@ -137,6 +163,9 @@ class _Instantiation:
         index = 0
         for arg, (a, b) in zip(sig.inputs, arg_ranges(sig.inputs, self.values)):
             outs = []
+            if self.given_args is not None:
+                self.args[arg.name] = self.given_args[a:b]
+                continue
             for k in range(a, b):
                 node_name = arg.name if not arg.is_list else f"{arg.name}_{k - a}"
                 node = add_node(self.scope.WithOpName(node_name), arg_op, [], {"T": in_types[index],
@@ -172,7 +201,8 @@ class _Instantiation:
             if target not in self.nodes:
                 raise InvalidArgumentError(f"{self.where}: control_ret '{key}' names no node ('{target}')")
             control_rets.append(self.nodes[target])
-        arg_nodes = [o.node() for arg in sig.inputs for o in self.args[arg.name]]
+        arg_nodes = [] if self.given_args is not None else \
+            [o.node() for arg in sig.inputs for o in self.args[arg.name]]
         return FunctionBody(self.fdef, self.graph, in_types, out_types, arg_nodes, rets, control_rets)  # type: ignore
 
     def _ordered_body(self) -> list[FunctionNodeDef]:
@@ -233,7 +263,7 @@ class _Instantiation:
         grouped = _group(op_def, node_attrs, data, self.where, nd.name)
         node = add_node(scope, op_def, grouped, node_attrs, default_name=nd.op,
                         back_edges=frozenset(k for k, _ in back_edges))
-        if node is None or node.name != nd.name:
+        if node is None or node.name.rsplit("/", 1)[-1] != nd.name.rsplit("/", 1)[-1]:
             raise InvalidArgumentError(f"{self.where}: could not add node '{nd.name}'")
         self.nodes[nd.name] = node
         self.back_edges += [(node, k, ref) for k, ref in back_edges]
@@ -263,4 +293,5 @@ def _group(op_def: OpDef, node_attrs: dict[str, Any], flat: list[Output], where:
     return groups
 
 
-__all__ = ["FunctionBody", "instantiate", "io_types", "resolve_attrs", "signature_of", "substitute"]
+__all__ = ["FunctionBody", "inline_function", "instantiate", "io_types", "resolve_attrs", "signature_of",
+           "substitute"]

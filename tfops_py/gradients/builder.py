@@ -7,6 +7,12 @@ stops at the frontier outputs; several incoming gradients are summed with
 ``AddN``; a multi-output node whose outputs got only some gradients gets
 ``ZerosLike`` for the rest; ops registered as no-gradient pass ``NoGradient()``
 to every input.  Errors that C++ returns as a Status are raised.
+
+While loops built by ``ops.BuildWhileLoop`` are differentiated as a whole: their Exit nodes collect the
+incoming gradients and, once every Exit has one, ``AddWhileLoopGradient`` builds the gradient loops and the
+result flows to the loop's inputs (C++'s ProcessWhileLoop).  An Exit that no gradient reaches counts as zeros
+(C++ leaves such a loop without a gradient).  A node whose op type is a library function differentiates
+through the function (``function_grad.py``).
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ from tfops_py.framework.graph import Node
 from tfops_py.framework.operation import NoGradient, Operation, Output, as_output
 from tfops_py.framework.scope import Scope
 from tfops_py.gradients.registry import GradOpRegistry
+from tfops_py.ops.while_loop import WhileContext, while_context_of
 
 
 def _node(o: Output) -> Node:
@@ -55,6 +62,8 @@ class _SymbolicGradientBuilder:
         self.pending: dict[int, int] = {}
         self.ready: deque[Node] = deque()
         self.input_index: dict[Output, int] = {}
+        # Per while loop (frame name): the summed gradient of each Exit node seen so far.
+        self.while_backprops: dict[str, dict[int, Output]] = {}
         # Out-edges of the forward graph, in consumer creation order (TF's EdgeSet insertion order).
         self.consumers: dict[int, list[Node]] = {}
         for n in scope.graph().nodes():
@@ -163,18 +172,50 @@ class _SymbolicGradientBuilder:
         return ops.AddN(self.scope, keep).sum
 
     def _call_grad_function(self, n: Node, dy: list[Output]) -> list[Output]:
-        try:
-            fn = self.registry.Lookup(n.op)
-        except NotFoundError as e:
-            raise NotFoundError(e.message, op_type=n.op, node_name=n.name) from None
+        if n.op in n.graph.library:
+            from tfops_py.gradients.function_grad import function_op_gradient
+
+            fn = function_op_gradient
+        else:
+            try:
+                fn = self.registry.Lookup(n.op)
+            except NotFoundError as e:
+                raise NotFoundError(e.message, op_type=n.op, node_name=n.name) from None
         assert fn is not None  # no-gradient ops were handled by the caller
         dx = fn(self.scope, Operation(n), dy)
         self.scope.status().raise_if_error()
         return _as_outputs(dx, f"the gradients returned for {n.op} node '{n.name}'", allow_no_gradient=True)
 
+    # -- while loops ------------------------------------------------------------------------------
+    def _process_while_loop(self, exit_node: Node, summed: Output) -> None:
+        ctx = while_context_of(exit_node)
+        if ctx is None:
+            raise UnimplementedError("gradient through a TF1 while loop that ops.BuildWhileLoop did not build (no "
+                                     "WhileContext records its structure); build it with BuildWhileLoop or use a "
+                                     "functional While", op_type=exit_node.op, node_name=exit_node.name)
+        self.while_backprops.setdefault(ctx.frame_name, {})[exit_node.id] = summed
+        if len(self.while_backprops[ctx.frame_name]) == len(ctx.exit_nodes):
+            self._add_while_gradient(ctx)
+
+    def _add_while_gradient(self, ctx: WhileContext) -> None:
+        from tfops_py.gradients.while_gradients import AddWhileLoopGradient
+
+        got = self.while_backprops.pop(ctx.frame_name)
+        dy = [got.get(e.id, NoGradient()) for e in ctx.exit_nodes]
+        dy = [ops.ZerosLike(self.scope, Output(e, 0)).y if _is_no_gradient(g) else g
+              for g, e in zip(dy, ctx.exit_nodes)]
+        dx = AddWhileLoopGradient(ctx, self.scope.NewSubScope(f"{ctx.frame_name}_grad"), dy)
+        for g, enter in zip(dx, ctx.enter_nodes):
+            self._backprop_along_edge(g, enter.inputs[0])
+
     def add_gradients(self) -> list[Output]:
         self._initialize()
-        while self.ready:
+        while self.ready or self.while_backprops:
+            if not self.ready:  # loops some of whose Exits got no gradient: those count as zeros
+                seen = next(iter(self.while_backprops.values()))
+                exit_node = self.scope.graph().node_by_id(next(iter(seen)))
+                self._add_while_gradient(while_context_of(exit_node))  # type: ignore[arg-type]
+                continue
             n = self.ready.popleft()
             num_y = n.num_outputs()
             dy: list[Output] = []
@@ -191,9 +232,9 @@ class _SymbolicGradientBuilder:
             # Stop when none of n's inputs lies on a path from the requested inputs.
             if not any(inp in self.backprops for inp in n.inputs):
                 continue
-            if n.op == "Exit":
-                raise UnimplementedError("gradients of while loops are not supported", op_type=n.op,
-                                         node_name=n.name)
+            if n.op in ("Exit", "RefExit"):
+                self._process_while_loop(n, dy[0])
+                continue
             if self.registry.is_no_gradient(n.op) or len(no_grad) == num_y:
                 for inp in n.inputs:
                     self._backprop_along_edge(NoGradient(), inp)

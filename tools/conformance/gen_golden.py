@@ -40,13 +40,31 @@ def _outcome(o: Outcome, writer: GoldenWriter, mode: str) -> dict:
     return {"shapes": o.shapes}
 
 
+_GRAPH_OUTCOMES: dict[tuple, Outcome] = {}
+
+
+def _graph_outcome(c: Concrete) -> Outcome:
+    """TF's outcome of a graph case, run once when several ops share the case (the same program)."""
+    key = (id(c.graph.tf), tuple(writer_key(v) for v in c.inputs))  # type: ignore[union-attr]
+    if key not in _GRAPH_OUTCOMES:
+        _GRAPH_OUTCOMES[key] = oracle.tf_graph_case(c.graph.tf, c.inputs)  # type: ignore[union-attr]
+    return _GRAPH_OUTCOMES[key]
+
+
+def writer_key(value: object) -> tuple:
+    import numpy as np
+
+    arr = np.asarray(value)
+    return (str(arr.dtype), arr.shape, arr.tobytes() if arr.dtype != object else repr(arr.tolist()))
+
+
 def record(c: Concrete, writer: GoldenWriter) -> dict | None:
     """The stored form of one case, or None when TF has no kernel for it (and no reference)."""
     entry: dict = {"id": c.id, "op": c.op, "source": c.source, "compare": c.compare}
     if c.seed is not None:
         entry["seed"] = c.seed
     if c.graph is not None:
-        eager = oracle.tf_graph_case(c.graph.tf, c.inputs) if c.graph.tf is not None else None
+        eager = _graph_outcome(c) if c.graph.tf is not None else None
         if eager is None:
             raise SystemExit(f"graph case {c.id} has no TF builder")
         entry.update(attrs={}, inputs=[writer.arrays(v) for v in c.inputs], inputs_named=c.input_names,

@@ -1,6 +1,6 @@
 """Record control-flow graphs made by TensorFlow, with TF's outputs, for tests/golden/control_flow/.
 
-Run with TensorFlow 2.21 installed (``python tools/golden/control_flow.py``).  Each case
+Run with TensorFlow 2.21 installed (``python tools/golden/control_flow.py [case ...|programs]``).  Each case
 builds a GraphDef with TF: TF1 dataflow loops and conds (``Enter``/``Merge``/``Switch``
 ...), TF2 functions (``While``/``If``/``Case`` with a function library), graphs frozen
 with ``lower_control_flow=True``, Keras RNNs, TensorArray/TensorList programs.  It
@@ -10,7 +10,6 @@ builders below directly.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -21,21 +20,11 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from tfops_py.kernels.control_flow._graph_cases import tf1_control_flow as control_flow_v1  # noqa: E402
+
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden", "control_flow")
 tf1 = tf.compat.v1
-
-
-@contextlib.contextmanager
-def control_flow_v1():
-    """Build TF1 dataflow control flow (Enter/Merge/Switch ...) instead of functional While/If."""
-    from tensorflow.python.ops import control_flow_util
-
-    saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
-    control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
-    try:
-        yield
-    finally:
-        control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
 
 
 def rng(seed: int = 0) -> np.random.Generator:
@@ -180,8 +169,147 @@ def frozen_lowered():
     return gd, runs, [t.name for t in frozen.graph.outputs]
 
 
+# ----------------------------------------------------------------------------- TensorLists and TensorArrays
+def _tensor_lists(x):
+    _, a = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, a * 1.5), [tf.constant(0), x[0]])
+    mapped = tf.map_fn(lambda v: v * v + a, x)
+    scanned = tf.scan(lambda acc, v: acc * 0.5 + v, x, initializer=0.0)
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=[])
+    for k in tf.range(tf.shape(x)[0]):
+        ta = ta.write(k, x[k] * tf.cast(k, tf.float32))
+    grown = tf.TensorArray(tf.float32, size=2, element_shape=[2])
+    grown = grown.scatter([1, 0], tf.reshape(x[:4], [2, 2]))
+    return mapped, scanned, ta.stack(), grown.gather([0, 1]), grown.concat(), ta.size()
+
+
+def fn_tensor_lists():
+    """tf.function with map_fn, scan and tf.TensorArray (TF2: TensorList ops inside While bodies)."""
+    gd, inputs, outputs = _concrete_graph(_tensor_lists, tf.TensorSpec([6], tf.float32))
+    r = rng(4)
+    return gd, [{inputs[0]: f32(r, 6)}, {inputs[0]: f32(r, 6) * 3}], outputs
+
+
+def v1_tensor_array():
+    """TF1 tf.TensorArray in a TF1 while loop: TensorArrayV3 with write, read, stack, gather, concat, split, size."""
+    g = tf.Graph()
+    with g.as_default(), control_flow_v1():
+        x = tf1.placeholder(tf.float32, [5, 2], name="x")
+        n = tf.shape(x)[0]
+        inputs = tf1.TensorArray(tf.float32, size=n, element_shape=[2]).unstack(x)
+        out = tf1.TensorArray(tf.float32, size=n, element_shape=[2], clear_after_read=False)
+
+        def body(i, acc, ta):
+            acc = acc * 0.5 + inputs.read(i)
+            return i + 1, acc, ta.write(i, acc)
+
+        _, last, out = tf1.while_loop(lambda i, a, t: i < n, body, [tf.constant(0), tf.zeros([2]), out])
+        tf.identity(out.stack(), name="stacked")
+        tf.identity(out.gather([4, 0]), name="gathered")
+        tf.identity(out.concat(), name="concat")
+        split = tf1.TensorArray(tf.float32, size=2, infer_shape=False).split(tf.reshape(x, [-1]), [3, 7])
+        tf.identity(split.read(1), name="split_read")
+        tf.identity(out.size(), name="size")
+        tf.identity(last, name="last")
+    r = rng(5)
+    return g.as_graph_def(), [{"x:0": f32(r, 5, 2)}], ["stacked:0", "gathered:0", "concat:0", "split_read:0",
+                                                      "size:0", "last:0"]
+
+
+def greedy_decode():
+    """A greedy decoding loop: embed, GRU-like step, argmax, stop at EOS or a length limit (dynamic TensorArray)."""
+    r = rng(6)
+    vocab, dim = 7, 5
+    emb, w, u = (tf.constant(f32(r, *s)) for s in ((vocab, dim), (dim, dim), (dim, vocab)))
+
+    def decode(state, start):
+        def cond(t, token, h, ta):
+            return tf.logical_and(t < 12, tf.not_equal(token, 0))
+
+        def body(t, token, h, ta):
+            h = tf.tanh(tf.matmul(tf.expand_dims(tf.gather(emb, token), 0), w) + h)
+            nxt = tf.cast(tf.argmax(tf.matmul(h, u)[0]), tf.int32)
+            return t + 1, nxt, h, ta.write(t, nxt)
+
+        ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True, element_shape=[])
+        steps, _, h, ta = tf.while_loop(cond, body, [0, start, state, ta])
+        return ta.stack(), steps, h
+
+    gd, inputs, outputs = _concrete_graph(decode, tf.TensorSpec([1, dim], tf.float32), tf.TensorSpec([], tf.int32))
+    runs = [{inputs[0]: f32(r, 1, dim), inputs[1]: np.int32(k)} for k in (3, 5, 1)]
+    return gd, runs, outputs
+
+
+# ----------------------------------------------------------------------------- Keras RNNs
+def _keras(layer_fn, lower: bool, batch: int = 2, steps: int = 7, features: int = 3):
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    tf.keras.utils.set_random_seed(0)
+    inp = tf.keras.Input((steps, features), batch_size=batch)
+    model = tf.keras.Model(inp, layer_fn()(inp))
+    concrete = tf.function(lambda x: model(x)).get_concrete_function(tf.TensorSpec([batch, steps, features]))
+    frozen = convert_variables_to_constants_v2(concrete, lower_control_flow=lower)
+    gd = frozen.graph.as_graph_def()
+    r = rng(7)
+    runs = [{frozen.graph.inputs[0].name: f32(r, batch, steps, features)} for _ in range(2)]
+    return gd, runs, [t.name for t in frozen.graph.outputs]
+
+
+def _lstm():
+    return tf.keras.layers.LSTM(6, return_sequences=True)
+
+
+def _gru():
+    return tf.keras.layers.GRU(5, return_state=True)
+
+
+def _bidirectional():
+    return tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(4))
+
+
+def keras_lstm_functional():
+    """Keras LSTM (return_sequences), variables frozen, control flow left functional (While + library)."""
+    return _keras(_lstm, lower=False)
+
+
+def keras_lstm_frozen():
+    """The same LSTM frozen with lower_control_flow=True: a TF1 dataflow loop."""
+    return _keras(_lstm, lower=True)
+
+
+def keras_gru_functional():
+    return _keras(_gru, lower=False)
+
+
+def keras_gru_frozen():
+    return _keras(_gru, lower=True)
+
+
+def keras_bidirectional_functional():
+    return _keras(_bidirectional, lower=False)
+
+
+def keras_bidirectional_frozen():
+    return _keras(_bidirectional, lower=True)
+
+
+def keras_rnn_saved_model(kind: str, path: str, batch: int = 2, steps: int = 5, features: int = 3):
+    """A Keras RNN exported unfrozen (``model.export``: resource variables read inside the While body, the body
+    and cond in the library); returns (feeds, TF's outputs) for its ``serve`` signature.  Used live only."""
+    tf.keras.utils.set_random_seed(0)
+    layer = {"lstm": _lstm, "gru": _gru, "bidirectional": _bidirectional}[kind]
+    inp = tf.keras.Input((steps, features))
+    outputs = layer()(inp)
+    model = tf.keras.Model(inp, outputs)
+    model.export(path, verbose=False)
+    x = f32(rng(11), batch, steps, features)
+    served = tf.saved_model.load(path).signatures["serve"](tf.constant(x))
+    return {model.inputs[0].name: x}, {k: v.numpy() for k, v in served.items()}
+
+
 CASES = ["v1_while_simple", "v1_nested", "v1_conds", "v1_while_shapes", "fn_while_cond_case", "fn_nested_calls",
-         "frozen_lowered"]
+         "frozen_lowered", "fn_tensor_lists", "v1_tensor_array", "greedy_decode", "keras_lstm_functional",
+         "keras_lstm_frozen", "keras_gru_functional", "keras_gru_frozen", "keras_bidirectional_functional",
+         "keras_bidirectional_frozen"]
 
 
 def run_in_tf(graph_def, runs: list[dict], fetches: list[str]) -> list[list[np.ndarray]]:
@@ -208,8 +336,32 @@ def record(name: str) -> dict:
     return {"runs": len(runs), "fetches": fetches, "feeds": sorted(runs[0]) if runs else []}
 
 
+def record_programs() -> None:
+    """TF's values or errors for the raw TensorList/TensorArray programs of tests/control_flow/raw_programs.py."""
+    import re
+
+    from tests.control_flow._raw_programs import outcome, run_tf
+    from tests.control_flow.raw_programs import LIST_PROGRAMS, TENSOR_ARRAY_PROGRAMS
+
+    arrays, errors = {}, {}
+    for name, (program, fetch) in {**LIST_PROGRAMS, **TENSOR_ARRAY_PROGRAMS}.items():
+        status, value = outcome(run_tf, program, fetch)
+        if status == "ok":
+            for k, v in enumerate(value):
+                arrays[f"{name}/{k}"] = v
+        else:
+            message = re.sub(r"^\{\{function_node [^}]*\}\}\s*", "", value[1])
+            errors[name] = [value[0], re.sub(r"\s*\[Op:\w+\]( name: )?$", "", message)]
+    np.savez_compressed(os.path.join(OUT, "raw_programs.npz"), **arrays)
+    with open(os.path.join(OUT, "raw_programs_errors.json"), "w") as f:
+        json.dump(errors, f, indent=1, sort_keys=True)
+
+
 def main(names: list[str]) -> None:
     os.makedirs(OUT, exist_ok=True)
+    if names == ["programs"]:
+        record_programs()
+        return
     path = os.path.join(OUT, "manifest.json")
     manifest = json.load(open(path)) if os.path.exists(path) else {}
     for name in names or CASES:
@@ -217,6 +369,8 @@ def main(names: list[str]) -> None:
         print(name, manifest[name]["fetches"])
     with open(path, "w") as f:
         json.dump({k: manifest[k] for k in sorted(manifest)}, f, indent=1)
+    if not names:
+        record_programs()
 
 
 if __name__ == "__main__":

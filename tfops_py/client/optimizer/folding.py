@@ -57,12 +57,15 @@ def remove_identities(prog: Program) -> None:
     """TF's dependency optimizer: control edges on nodes without side effects (nor any upstream) are
     dropped, then Identity, Snapshot, StopGradient and IdentityN forward their inputs."""
     effect_free: dict[int, bool] = {}
+
+    def free(producer: ONode) -> bool:  # a node outside the plan (its outputs fed) does not run in it
+        return effect_free.get(id(producer), producer.external)
+
     for node in prog.walk():
         effect_free[id(node)] = (_pure(node) or node.op == "NoOp") and all(
-            effect_free.get(id(r[0]), False) for r in node.inputs) and all(
-            effect_free.get(id(c), False) for c in node.control)
+            free(r[0]) for r in node.inputs) and all(free(c) for c in node.control)
         if node.control:
-            kept = [c for c in node.control if not effect_free.get(id(c), False)]
+            kept = [c for c in node.control if not free(c)]
             if len(kept) != len(node.control):
                 node.control = kept
                 node.dirty = True

@@ -60,6 +60,10 @@ register_shape("ZerosLike", "OnesLike")(unchanged_shape)
 
 @register_kernel("ZerosLike")
 def _zeros_like(ctx: KernelContext, x):
+    if ctx.output_dtypes[0] == DataType.DT_VARIANT:  # a TensorList (gradients of list ops)
+        from tfops_py.kernels.control_flow.list_ops import zeros_like_list
+
+        return zeros_like_list(ctx, x)
     return zeros_of(ctx, tuple(x.shape), ctx.output_dtypes[0])
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfops_py.conformance import conformance, divergence
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape
@@ -30,6 +31,8 @@ class _Dead:
 
 
 DEAD: Any = _Dead()
+
+CONFORMANCE_FAMILY = "control_flow"
 
 _SCALAR = PartialTensorShape([])
 
@@ -94,6 +97,7 @@ def _switch(ctx: KernelContext, data: Any, pred: Any) -> tuple[Any, Any]:
 
 @register_kernel("_SwitchN")
 def _switch_n(ctx: KernelContext, data: Any, output_index: Any) -> tuple[list[Any]]:
+    """The N-way Switch TF writes when it lowers a Case: output ``output_index`` live, the others dead."""
     shape = tuple(output_index.shape)
     if shape:
         ctx.invalid_argument(f"output_index must be a scalar, but it has shape {format_shape(shape)}")
@@ -125,5 +129,25 @@ def _forward(ctx: KernelContext, data: Any) -> Any:
 def _control_trigger(ctx: KernelContext) -> tuple[()]:
     return ()
 
+
+# -- conformance: loops and branches are graphs, not one op on constants ------------------------------------------
+def _cases(op: str, name: str) -> list:
+    from tfops_py.kernels.control_flow import _graph_cases
+
+    return _graph_cases.for_op(op, getattr(_graph_cases, name))
+
+
+for _op in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "ControlTrigger"):
+    conformance(_op, generate=False, graph_cases=_cases(_op, "DATAFLOW_CASES"))
+conformance("_SwitchN", generate=False, graph_cases=_cases("_SwitchN", "SWITCH_N_CASES"))
+for _op in ("RefSwitch", "RefMerge", "RefEnter"):
+    conformance(_op, generate=False, graph_cases=_cases(_op, "REF_CASES") + _cases(_op, "REF_LOOP_CASES"))
+for _op in ("RefExit", "RefNextIteration"):
+    conformance(_op, generate=False, graph_cases=_cases(_op, "REF_LOOP_CASES"))
+divergence("Merge", when="two inputs are live in one iteration (a malformed graph)",
+           tf="forwards whichever arrives first and ignores the other",
+           ours="InternalError \"Merge can not have more than one valid input.\" (TF's Merge message)")
+divergence("NextIteration", when="outside any while loop frame (no Enter leads to it)",
+           tf="runs it as an identity in the root frame", ours="InvalidArgumentError when the plan is built")
 
 __all__ = ["DEAD"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfops_py.conformance import conformance
 from tfops_py.framework.dtypes import DataType
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
@@ -20,10 +21,11 @@ from tfops_py.kernels.registry import KernelContext, register_kernel
 _D = DataType
 _TO_BOOL_TYPES = frozenset({_D.DT_FLOAT, _D.DT_DOUBLE, _D.DT_INT32, _D.DT_UINT8, _D.DT_INT16, _D.DT_INT8, _D.DT_INT64,
                             _D.DT_BOOL, _D.DT_STRING})
-WHILE_OPS = ("While", "StatelessWhile", "_While")
-IF_OPS = ("If", "StatelessIf", "_If")
+WHILE_OPS = ("While", "StatelessWhile")
+IF_OPS = ("If", "StatelessIf")
 CASE_OPS = ("Case", "StatelessCase")
 CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall")
+CONFORMANCE_FAMILY = "control_flow"
 
 
 # -- shape functions -------------------------------------------------------------------------------
@@ -104,5 +106,14 @@ def _case(ctx: KernelContext, branch_index: Any, inputs: list[Any]) -> tuple[lis
 def _call(ctx: KernelContext, args: list[Any]) -> tuple[list[Any]]:
     return (ctx.funcs["f"](args),)
 
+
+def _cases(op: str) -> list:
+    from tfops_py.kernels.control_flow._graph_cases import FUNCTIONAL_CASES, for_op
+
+    return for_op(op, FUNCTIONAL_CASES)
+
+
+for _op in WHILE_OPS + IF_OPS + CASE_OPS + CALL_OPS:
+    conformance(_op, generate=False, graph_cases=_cases(_op))
 
 __all__ = ["CALL_OPS", "CASE_OPS", "IF_OPS", "WHILE_OPS", "to_bool"]

@@ -291,6 +291,10 @@ def _add_n_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
 
 @register_kernel("AddN")
 def _add_n(ctx: KernelContext, inputs: list) -> Any:
+    if ctx.output_dtypes[0] == DataType.DT_VARIANT:  # TensorLists: summed gradients of list ops
+        from tfops_py.kernels.control_flow.list_ops import add_lists
+
+        return add_lists(ctx, inputs)
     shape = tuple(inputs[0].shape)
     for i, v in enumerate(inputs[1:], 1):
         if tuple(v.shape) != shape:
