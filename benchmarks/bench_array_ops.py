@@ -49,6 +49,20 @@ def _cases() -> list[Case]:
         ("Fill [1024,1024]", ops.Fill, "Fill", [i32([1024, 1024]), np.float32(3)], {}),
         ("SelectV2 [1024,1024] cond [1024,1]", ops.SelectV2, "SelectV2",
          [rng.random((1024, 1)) < 0.5, f32(1024, 1024), f32(1024, 1024)], {}),
+        ("Where 1e7 bools (half true)", ops.Where, "Where", [rng.random(10**7) < 0.5], {}),
+        ("TensorScatterUpdate 1e5 rows into [1e6,16]", ops.TensorScatterUpdate, "TensorScatterUpdate",
+         [f32(10**6, 16), rng.permutation(10**6)[:10**5].reshape(-1, 1).astype(np.int32), f32(10**5, 16)], {}),
+        ("SpaceToBatchND [8,64,64,32] block 2x2 pad 2", ops.SpaceToBatchND, "SpaceToBatchND",
+         [f32(8, 64, 64, 32), i32([2, 2]), i32([[2, 2], [2, 2]])], {}),
+        ("BatchToSpaceND [32,34,34,32] block 2x2 crop 2", ops.BatchToSpaceND, "BatchToSpaceND",
+         [f32(32, 34, 34, 32), i32([2, 2]), i32([[2, 2], [2, 2]])], {}),
+        ("ReverseSequence [64,256,128] seq 1 batch 0", ops.ReverseSequence, "ReverseSequence",
+         [f32(64, 256, 128), rng.integers(0, 257, 64).astype(np.int64)], {"seq_dim": 1, "batch_dim": 0}),
+        ("Roll [1024,1024] by (3, -100)", ops.Roll, "Roll", [f32(1024, 1024), i32([3, -100]), i32([0, 1])], {}),
+        ("DynamicPartition 1e6 floats into 4", ops.DynamicPartition, "DynamicPartition",
+         [f32(10**6), rng.integers(0, 4, 10**6).astype(np.int32)], {"num_partitions": 4}),
+        ("UnravelIndex 1e6 into [1000,1000]", ops.UnravelIndex, "UnravelIndex",
+         [rng.integers(0, 10**6, 10**6).astype(np.int32), i32([1000, 1000])], {}),
     ]
 
 
@@ -57,7 +71,11 @@ _TF_KEYS = {"Shape": ("input",), "Reshape": ("tensor", "shape"), "Transpose": ("
             "ConcatV2": ("values", "axis"), "Pack": ("values",), "Tile": ("input", "multiples"),
             "Pad": ("input", "paddings"), "GatherV2": ("params", "indices", "axis"),
             "OneHot": ("indices", "depth", "on_value", "off_value"), "Range": ("start", "limit", "delta"),
-            "Fill": ("dims", "value"), "SelectV2": ("condition", "t", "e")}
+            "Fill": ("dims", "value"), "SelectV2": ("condition", "t", "e"), "Where": ("condition",),
+            "TensorScatterUpdate": ("tensor", "indices", "updates"),
+            "SpaceToBatchND": ("input", "block_shape", "paddings"), "BatchToSpaceND": ("input", "block_shape", "crops"),
+            "ReverseSequence": ("input", "seq_lengths"), "Roll": ("input", "shift", "axis"),
+            "DynamicPartition": ("data", "partitions"), "UnravelIndex": ("indices", "dims")}
 
 
 def _pair(op_class, tf_name: str, inputs: list, attrs: dict) -> tuple[Callable[[], object], Callable[[], object]]:
@@ -67,7 +85,7 @@ def _pair(op_class, tf_name: str, inputs: list, attrs: dict) -> tuple[Callable[[
     feeds = {}
 
     def placeholder(v: np.ndarray):
-        ph = ops.Placeholder(root, as_datatype(np.asarray(v).dtype))
+        ph = ops.Placeholder(root, as_datatype(np.asarray(v).dtype), shape=list(np.shape(v)))
         feeds[ph.output] = np.asarray(v)
         return ph
 

@@ -40,6 +40,8 @@ def _tf_attr(v: Any) -> Any:
         return require_tf().TensorShape(None if dims is None else [None if d == -1 else d for d in dims])
     if isinstance(v, list) and v and isinstance(v[0], DataType):
         return [_tf_dtype(x) for x in v]
+    if isinstance(v, PartialTensorShape):  # graph construction reads -1 as a bad dimension, not an unknown one
+        return require_tf().TensorShape(v.as_list() and [None if d == -1 else d for d in v.as_list()])
     return v
 
 

@@ -58,8 +58,10 @@ def same_message(ours: str, theirs: str, prefix: bool = False) -> bool:
     """Whether two core messages say the same; ``prefix``: ours may add detail after TF's whole text (its
     final period dropped), e.g. the offending values."""
     # Eager TF names a Select node "Select"; the C++ class (and so our default node name) is Where3.  Both
-    # texts lose surrounding whitespace (core_message strips TF's; MergeSummary's ends with a space).
+    # texts lose surrounding whitespace (core_message strips TF's; MergeSummary's and Assert's end with a space).
     ours = ours.strip().replace("Inputs to operation Where3 of type", "Inputs to operation Select of type")
+    # EnsureShape names its input's node; eager TF's input is named after the argument.
+    ours = re.sub(r"^Shape of tensor \S+ ", "Shape of tensor input ", ours)
     # TF prints a tensor's summary (Tensor<type: float shape: [4,4,1] values: [[0][1][2]]...>); ours prints
     # the same summary where it can (empty tensors) and its shape otherwise.
     if ours == theirs.strip():

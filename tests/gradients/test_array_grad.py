@@ -6,6 +6,10 @@ import pytest
 
 from tests.gradients.harness import GradCase, case_tests
 from tfops_py import ops
+from tfops_py.framework.node_builder import add_node
+from tfops_py.framework.op_def import get_op_def
+from tfops_py.framework.operation import Output
+from tfops_py.gradients.array_py_grad import reverse_v1
 
 _rng = np.random.default_rng(99)
 
@@ -19,6 +23,7 @@ def case(id_: str, build, tf_fn, *inputs: np.ndarray, **kw) -> GradCase:
 
 
 _SS = dict(begin_mask=0b001, end_mask=0b100, shrink_axis_mask=0b010)
+_MASKS = dict(end_mask=0b100, shrink_axis_mask=0b010)  # a (2, 4) slice: rows 1-2, column 1, reversed
 _STE = "a straight-through estimator, not the derivative of the quantized output"
 
 CASES = [
@@ -98,6 +103,52 @@ CASES = [
          lambda tf, a: tf.raw_ops.MatrixBandPart(input=a, num_lower=1, num_upper=0), r(3, 3)),
     case("CheckNumerics", lambda s, a: ops.CheckNumerics(s, a, "bad"),
          lambda tf, a: tf.raw_ops.CheckNumerics(tensor=a, message="bad"), r(2, 3)),
+    case("Reverse", lambda s, a: reverse_v1(s, a, ops.Const(s, [True, False, True])),
+         lambda tf, a: tf.raw_ops.Reverse(tensor=a, dims=[True, False, True]), r(2, 3, 2)),
+    case("Roll", lambda s, a: ops.Roll(s, a, [2, -1, 5], [0, 1, 0]),
+         lambda tf, a: tf.raw_ops.Roll(input=a, shift=[2, -1, 5], axis=[0, 1, 0]), r(3, 4)),
+    case("ConjugateTranspose", lambda s, a: ops.ConjugateTranspose(s, a, [1, 2, 0]),
+         lambda tf, a: tf.raw_ops.ConjugateTranspose(x=a, perm=[1, 2, 0]), r(2, 3, 4)),
+    case("TensorScatterUpdate", lambda s, a, u: ops.TensorScatterUpdate(s, a, [[1], [3]], u),
+         lambda tf, a, u: tf.raw_ops.TensorScatterUpdate(tensor=a, indices=[[1], [3]], updates=u), r(4, 3), r(2, 3)),
+    case("TensorScatterSub", lambda s, a, u: ops.TensorScatterSub(s, a, [[1, 0], [3, 2], [1, 0]], u),
+         lambda tf, a, u: tf.raw_ops.TensorScatterSub(tensor=a, indices=[[1, 0], [3, 2], [1, 0]], updates=u),
+         r(4, 3), r(3)),
+    # ties (an update equal to the tensor, a repeated index) share the gradient; not differentiable there
+    case("TensorScatterMax", lambda s, a, u: ops.TensorScatterMax(s, a, [[0], [2], [0]], u),
+         lambda tf, a, u: tf.raw_ops.TensorScatterMax(tensor=a, indices=[[0], [2], [0]], updates=u),
+         np.array([[0.5, -1.0], [2.0, 0.0], [-0.3, 0.7]]), np.array([[0.9, -2.0], [-1.0, 0.1], [0.2, -0.5]])),
+    case("TensorScatterMin_ties", lambda s, a, u: ops.TensorScatterMin(s, a, [[0], [2], [0]], u),
+         lambda tf, a, u: tf.raw_ops.TensorScatterMin(tensor=a, indices=[[0], [2], [0]], updates=u),
+         np.array([[0.5, -1.0], [2.0, 0.0], [-0.3, 0.7]]), np.array([[0.5, -2.0], [-1.0, 0.1], [0.5, -2.0]]),
+         numeric=False, why="ties: the gradient is shared between equal inputs, not a derivative"),
+    case("TensorStridedSliceUpdate_broadcast",
+         lambda s, a, v: ops.TensorStridedSliceUpdate(s, a, [0, 1], [3, 3], [2, 1], v),
+         lambda tf, a, v: tf.raw_ops.TensorStridedSliceUpdate(input=a, begin=[0, 1], end=[3, 3], strides=[2, 1],
+                                                              value=v), r(3, 4), r(1, 2)),
+    case("TensorStridedSliceUpdate_masks",
+         lambda s, a, v: ops.TensorStridedSliceUpdate(s, a, [1, 1, 3], [3, 0, 4], [1, 1, -1], v, **_MASKS),
+         lambda tf, a, v: tf.raw_ops.TensorStridedSliceUpdate(input=a, begin=[1, 1, 3], end=[3, 0, 4],
+                                                              strides=[1, 1, -1], value=v, **_MASKS),
+         r(3, 3, 4), r(2, 4)),
+    case("EnsureShape", lambda s, a: ops.EnsureShape(s, a, [2, -1]),
+         lambda tf, a: tf.raw_ops.EnsureShape(input=a, shape=[2, None]), r(2, 3)),
+    case("CheckNumericsV2", lambda s, a: ops.CheckNumericsV2(s, a, "m"),
+         lambda tf, a: tf.raw_ops.CheckNumericsV2(tensor=a, message="m"), r(2, 3)),
+    # no TF comparison: TF's gradient (tfdbg's GradientsDebugger) fails under tf.GradientTape (it reads op.name)
+    case("DebugGradientIdentity", lambda s, a: ops.DebugGradientIdentity(s, a), None, r(2, 3)),
+    case("DynamicPartition", lambda s, a: ops.DynamicPartition(s, a, [[1, 0, 1], [2, 2, 0]], 3).outputs,
+         lambda tf, a: tf.raw_ops.DynamicPartition(data=a, partitions=[[1, 0, 1], [2, 2, 0]], num_partitions=3),
+         r(2, 3, 2)),
+    case("DynamicStitch", lambda s, a, b: ops.DynamicStitch(s, [[0, 2], [1, 3]], [a, b]).merged,
+         lambda tf, a, b: tf.raw_ops.DynamicStitch(indices=[[0, 2], [1, 3]], data=[a, b]), r(2, 3), r(2, 3)),
+    case("ParallelDynamicStitch", lambda s, a, b: ops.ParallelDynamicStitch(s, [[0, 2], [1, 3]], [a, b]).merged,
+         lambda tf, a, b: tf.raw_ops.ParallelDynamicStitch(indices=[[0, 2], [1, 3]], data=[a, b]),
+         r(2, 3), r(2, 3)),
+    case("Concat_v1", lambda s, a, b: Output(add_node(s, get_op_def("Concat"), [ops.Const(s, 1), [a, b]], {})),
+         lambda tf, a, b: tf.raw_ops.Concat(concat_dim=1, values=[a, b]), r(2, 3), r(2, 2)),
+    case("Gather_v1", lambda s, a: Output(add_node(s, get_op_def("Gather"), [a, ops.Const(s, [[2, 0], [2, 1]])], {})),
+         lambda tf, a: tf.raw_ops.Gather(params=a, indices=[[2, 0], [2, 1]]), r(3, 2)),
     case("SpaceToBatchND", lambda s, a: ops.SpaceToBatchND(s, a, [2, 2], [[0, 0], [1, 1]]),
          lambda tf, a: tf.raw_ops.SpaceToBatchND(input=a, block_shape=[2, 2], paddings=[[0, 0], [1, 1]]),
          r(1, 2, 2, 1)),
@@ -147,10 +198,10 @@ def test_every_array_registration_of_tf_cc_is_present():
                  "CheckNumerics Reshape ExpandDims Squeeze Transpose ReverseSequence ReverseV2 ScatterNd "
                  "ScatterNdNonAliasingAdd Pad PadV2 SpaceToBatch SpaceToBatchND BatchToSpace BatchToSpaceND "
                  "SpaceToDepth DepthToSpace MirrorPad MirrorPadGrad StridedSlice Slice ConcatV2 BroadcastTo Tile "
-                 "GatherV2").split()
+                 "GatherV2 DynamicPartition DynamicStitch ParallelDynamicStitch").split()
     no_grad = ("Const StopGradient ConcatOffset EditDistance ZerosLike InvertPermutation Shape ShapeN Rank Size "
                "BroadcastGradientArgs OneHot").split()
-    assert len(with_grad) == 40 and len(no_grad) == 12
+    assert len(with_grad) == 43 and len(no_grad) == 12
     assert all(table.get(op) is True for op in with_grad)
     assert all(table.get(op) is False for op in no_grad)
     # beyond TF's C++ API (TF registers these in Python)

@@ -252,3 +252,18 @@ def test_sequences_match_tensorflow(backend):
             continue
         assert not isinstance(expected, tuple), f"{op}: TF raised {expected}, we returned {got}"
         np.testing.assert_array_equal(got, expected)
+
+
+def test_integer_scatter_div_by_zero_is_an_error_not_a_crash():
+    """TF's ScatterDiv dies of SIGFPE here (recorded divergence); the variable stays as it was."""
+    from tfops_py.framework.dtypes import DT_INT32
+
+    root = Scope.NewRootScope()
+    var = ops.Variable(root, [3], DT_INT32)
+    init = ops.Assign(root, var, [6, 7, 8])
+    div = ops.ScatterDiv(root, var, [0, 2], [2, 0])
+    sess = ClientSession(root)
+    sess.Run([], [], [init.operation])
+    with pytest.raises(InvalidArgumentError, match="Integer division by zero"):
+        sess.Run([], [], [div.operation])
+    assert sess.Run([ops.Identity(root, var).output])[0].tolist() == [6, 7, 8]

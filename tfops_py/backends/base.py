@@ -42,5 +42,11 @@ class Backend:
     def to_numpy(self, x: Any) -> np.ndarray:
         return np.asarray(x)
 
+    def bitcast(self, x: Any, dt: DataType, shape: tuple[int, ...], ctx: Any = None) -> Any:
+        """``x``'s bytes read as ``dt`` in ``shape`` (Bitcast).  The array API has no bitcast: generic
+        namespaces go through the host; NumPy and CuPy reinterpret in place."""
+        host = np.ascontiguousarray(self.to_numpy(x))
+        return self.from_numpy(host.view(dt.numpy_dtype).reshape(shape), ctx)
+
     def __repr__(self) -> str:
         return f"<tfops_py backend {self.name}>"

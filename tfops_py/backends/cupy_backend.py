@@ -78,6 +78,10 @@ class CupyBackend(ArrayApiBackend):
             return x
         return self._cupy.asnumpy(x)
 
+    def bitcast(self, x: Any, dt: DataType, shape: tuple[int, ...], ctx: Any = None) -> Any:
+        with self._cupy.cuda.Device(self.device):
+            return self._cupy.ascontiguousarray(x).view(self.dtype(dt, ctx)).reshape(shape)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CupyBackend) and other.device == self.device
 

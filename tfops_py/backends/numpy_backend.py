@@ -23,3 +23,6 @@ class NumpyBackend(Backend):
 
     def from_numpy(self, value: np.ndarray, ctx: Any = None) -> Any:
         return value
+
+    def bitcast(self, x: Any, dt: DataType, shape: tuple[int, ...], ctx: Any = None) -> Any:
+        return np.ascontiguousarray(x).view(dt.numpy_dtype).reshape(shape)

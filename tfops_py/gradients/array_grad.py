@@ -25,7 +25,11 @@ register_no_gradient("Const", "StopGradient", "ConcatOffset", "EditDistance", "Z
 # Where these gradients differ from TF's C++ API (listed in docs/gradients.md by tools/gen_gradient_table.py).
 BEYOND_TF_CC = {op: f"registered (TF: Python only); emits {op}Gradient" for op in (
     "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsPerChannel")}
+BEYOND_TF_CC["Concat"] = "registered (TF: Python only); ConcatV2's slices with the axis first"
+BEYOND_TF_CC["Gather"] = "registered (TF: Python only, as IndexedSlices); a dense UnsortedSegmentSum"
 CHANGED_FROM_TF_CC = {"GatherV2": "uses GatherV2 where C++ uses the v1 Gather op",
+                      "DynamicStitch": "gathers with GatherV2 where C++ uses the v1 Gather op",
+                      "ParallelDynamicStitch": "gathers with GatherV2 where C++ uses the v1 Gather op",
                       "QuantizeAndDequantizeV4": "passes the input, not Shape(input) (a type error in C++)"}
 
 
@@ -239,7 +243,19 @@ def concat_offset(scope: Scope, concat_dim: Output, shapes: list[Output]) -> Nod
 @register_gradient("ConcatV2")
 def _concat_v2_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
     dim_index = op.num_inputs() - 1
-    inputs = [op.input(i) for i in range(dim_index)]
+    return _concat_grad(scope, op, grad_inputs, dim_index, [op.input(i) for i in range(dim_index)])
+
+
+@register_gradient("Concat")
+def _concat_v1_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    """v1 Concat (axis first): as TF's Python registers it."""
+    grads = _concat_grad(scope, op, grad_inputs, 0, [op.input(i) for i in range(1, op.num_inputs())])
+    return [grads[-1]] + grads[:-1]
+
+
+def _concat_grad(scope: Scope, op: Operation, grad_inputs: list[Output], dim_index: int,
+                 inputs: list[Output]) -> list[Output]:
+    """Slices of the gradient at ConcatOffset's offsets, then NoGradient for the axis."""
     shapes = ops.ShapeN(scope, inputs).output
     offsets = concat_offset(scope, op.input(dim_index), shapes)
     if offsets.num_outputs() != len(inputs):
@@ -315,6 +331,43 @@ def _batch_gather_grad(scope: Scope, params_shape: Output, values: Output, indic
     if batch_dims != 0:
         params_grad = ops.Reshape(scope, params_grad, params_shape).output
     return params_grad
+
+
+@register_gradient("DynamicPartition")
+def _dynamic_partition_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    """Partition the flat positions as the data was, then stitch the gradients back to those positions."""
+    data, partitions = op.input(0), op.input(1)
+    partitions_shape = ops.Shape(scope, partitions).output
+    count = ops.Prod(scope, partitions_shape, 0).output
+    positions = ops.Reshape(scope, ops.Range(scope, 0, count, 1).output, partitions_shape).output
+    parts = ops.DynamicPartition(scope, positions, partitions, attr(op, "num_partitions")).outputs
+    stitched = ops.DynamicStitch(scope, parts, grad_inputs).merged
+    return [ops.Reshape(scope, stitched, ops.Shape(scope, data).output).output, NoGradient()]
+
+
+@register_gradient("DynamicStitch", "ParallelDynamicStitch")
+def _dynamic_stitch_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    n = op.num_inputs() // 2
+    grads: list[Output] = [NoGradient() for _ in range(n)]
+    for i in range(n):
+        index = op.input(i)
+        if index.type() != DataType.DT_INT32:
+            index = ops.Cast(scope, index, DataType.DT_INT32).y
+        grads.append(ops.GatherV2(scope, grad_inputs[0], index, 0).output)
+    return grads
+
+
+@register_gradient("Gather")
+def _gather_v1_grad(scope: Scope, op: Operation, grad_inputs: list[Output]) -> list[Output]:
+    """The dense form of TF's IndexedSlices gradient: gradient rows summed per gathered index."""
+    params, indices = op.input(0), op.input(1)
+    params_shape = ops.Shape(scope, params).output
+    size = ops.ExpandDims(scope, ops.Size(scope, indices).output, 0).output
+    values_shape = ops.Concat(scope, [size, ops.Slice(scope, params_shape, [1], [-1]).output], 0).output
+    values = ops.Reshape(scope, grad_inputs[0], values_shape).output
+    rows = ops.Squeeze(scope, ops.Slice(scope, params_shape, [0], [1]).output).output
+    flat = ops.Reshape(scope, indices, size).output
+    return [ops.UnsortedSegmentSum(scope, values, flat, rows).output, NoGradient()]
 
 
 @register_gradient("GatherV2")

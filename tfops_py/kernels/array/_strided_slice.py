@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfops_py.kernels._typing import Fail
+import numpy as np
+
+from tfops_py.framework.tensor_shape import format_shape
 
 _SHRINK, _NEW_AXIS = -1, -2
 
@@ -162,3 +165,14 @@ def index_tuple(spec: DenseSlice) -> tuple:
         else:  # canonical end -1 means "through index 0", which Python spells None
             idx.append(slice(b, e if e >= 0 else None, s))
     return tuple(idx)
+
+
+def check_broadcast_into(fail: Fail, value_shape: Sequence[int], final: Sequence[int]) -> None:
+    """A strided-slice assignment's value must broadcast to the slice's final shape (TF's message)."""
+    vs, fs = tuple(value_shape), tuple(final)
+    try:
+        ok = np.broadcast_shapes(vs, fs) == fs
+    except ValueError:
+        ok = False
+    if not ok:
+        fail(f"Cannot broadcast input shape {format_shape(vs)} into final shape {format_shape(fs)}")

@@ -1,4 +1,5 @@
-"""Joining, splitting, repeating and selecting: ConcatV2, Pack, Unpack, Split, Tile, Pad, Select, SelectV2.
+"""Joining, splitting, repeating and selecting: ConcatV2 (and v1 Concat), Pack, Unpack, Split, Tile, Pad,
+Select, SelectV2.
 
 Unpack and Split return views on NumPy (no copy).
 """
@@ -20,10 +21,21 @@ CONFORMANCE_FAMILY = "array_ops"
 
 # -- ConcatV2 ------------------------------------------------------------------------------------------
 @register_shape("ConcatV2")
-def _concat_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
+def _concat_v2_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     n = ctx.num_inputs - 1
+    return concat_shape(ctx, n, list(range(n)))
+
+
+@register_shape("Concat")
+def _concat_v1_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
+    return concat_shape(ctx, 0, list(range(1, ctx.num_inputs)))
+
+
+def concat_shape(ctx: InferenceContext, axis_input: int, value_inputs: list[int]) -> list[PartialTensorShape]:
+    """TF's ``ConcatShapeHelper``: the axis is input ``axis_input`` (0 for Concat, last for ConcatV2)."""
+    n = axis_input
     ctx.with_rank(ctx.input(n), 0)
-    shapes = [ctx.input(i) for i in range(n)]
+    shapes = [ctx.input(i) for i in value_inputs]
     # TF's first pass (axis not yet known): all ranks agree, no scalars.
     rank = next((s.dims() for s in shapes if not s.unknown_rank()), -1)
     if rank == -1:
@@ -48,10 +60,20 @@ def _concat_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
 
 
 @register_kernel("ConcatV2")
-def _concat(ctx: KernelContext, values, axis):
+def _concat_v2(ctx: KernelContext, values, axis):
+    return concat(ctx, values, axis, "axis")
+
+
+@register_kernel("Concat")
+def _concat_v1(ctx: KernelContext, concat_dim, values):
+    return concat(ctx, values, concat_dim, "concat_dim")
+
+
+def concat(ctx: KernelContext, values, axis, axis_name: str):
+    """TF's ConcatBaseOp; ``axis_name`` is the axis input's name in messages."""
     a = ctx.host(axis)
     if not (a.ndim == 0 or a.shape == (1,)):
-        ctx.invalid_argument(f"axis tensor should be a scalar integer, but got shape {format_shape(a.shape)}")
+        ctx.invalid_argument(f"{axis_name} tensor should be a scalar integer, but got shape {format_shape(a.shape)}")
     concat_dim = host_ints(a)[0]
     first = tuple(values[0].shape)
     rank = len(first)
@@ -332,3 +354,20 @@ divergence("Select", when="its same-shape error of a default-named node",
 divergence("SelectV2", when="build-time broadcasting errors",
            tf="the shape function's `Dimensions must be equal, but are 3 and 2`",
            ours="the broadcasting helper's `Incompatible shapes: [3,2] vs. [2,3]`")
+# -- conformance (tests/conformance): v1 Concat (ConcatV2 still has its own tests) ----------------------------
+def _declare_concat_v1() -> None:
+    from tfops_py.conformance import case, conformance, literal, one_of, values
+    from tfops_py.framework.dtypes import DataType
+
+    i32, f32 = DataType.DT_INT32, DataType.DT_FLOAT
+    conformance("Concat", concat_dim=literal(1, i32), values=values(), N=one_of(2, 3), compare="exact",
+                shapes=[{"values": (2, 3)}, {"values": (1, 0, 2)}, {"values": (2, 2, 1, 2)}], cases=[
+                    case(id="Concat/negative_axis", T=f32, N=2, concat_dim=literal(-1, i32), shapes={"values": (2, 3)}),
+                    case(id="Concat/axis_out_of_range", T=f32, N=2, concat_dim=literal(2, i32),
+                         shapes={"values": (2, 3)}),
+                    case(id="Concat/scalars", T=f32, N=2, concat_dim=literal(0, i32), shapes={"values": ()}),
+                    case(id="Concat/axis_vector", T=f32, N=2, concat_dim=literal([1], i32), shapes={"values": (2, 3)}),
+                ])
+
+
+_declare_concat_v1()

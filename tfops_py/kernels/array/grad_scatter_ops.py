@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from tfops_py.conformance import conformance, divergence
+from tfops_py.errors import InvalidArgumentError
 from tfops_py.framework.dtypes import DT_BOOL, DT_INT64
 from tfops_py.framework.shape_inference import InferenceContext, register_shape
 from tfops_py.framework.tensor_shape import PartialTensorShape, format_shape, unknown_shape
@@ -223,15 +224,26 @@ def _scatter_nd_shape_checks(ctx: InferenceContext, indices: PartialTensorShape,
         return
     outer, ix = indices.dims() - 1, indices[-1]
     pi, pu = PartialTensorShape(indices.as_tuple()[:outer]), PartialTensorShape(updates.as_tuple()[:outer])
-    if not pi.is_compatible_with(pu):
+    why = _merge_failure(ctx, pi, pu)
+    if why:
         ctx.invalid_argument(f"Dimensions [0,{outer}) of indices[shape={indices}] = {pi} must match dimensions "
-                             f"[0,{outer}) of updates[shape={updates}] = {pu}")
+                             f"[0,{outer}) of updates[shape={updates}] = {pu}: {why}")
     if out.unknown_rank():
         return
     so, su = PartialTensorShape(out.as_tuple()[ix:]), PartialTensorShape(updates.as_tuple()[outer:])
-    if not so.is_compatible_with(su):
+    why = _merge_failure(ctx, so, su)
+    if why:
         ctx.invalid_argument(f"Dimensions [{ix},{out.dims()}) of input[shape={out}] = {so} must match dimensions "
-                             f"[{outer},{updates.dims()}) of updates[shape={updates}] = {su}")
+                             f"[{outer},{updates.dims()}) of updates[shape={updates}] = {su}: {why}")
+
+
+def _merge_failure(ctx: InferenceContext, a: PartialTensorShape, b: PartialTensorShape) -> str:
+    """Why ``Merge(a, b)`` fails (TF appends it to the ScatterNd shape errors), or ""."""
+    try:
+        merge_shapes(ctx, a, b)
+    except InvalidArgumentError as e:
+        return e.message
+    return ""
 
 
 @register_shape("ScatterNd")
@@ -244,7 +256,7 @@ def _scatter_nd_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
 
 
 @register_shape("TensorScatterAdd")
-def _tensor_scatter_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
+def tensor_scatter_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
     out = ctx.with_rank_at_least(ctx.input(0), 1)
     indices = ctx.with_rank_at_least(ctx.input(1), 1)
     updates = ctx.with_rank_at_least(ctx.input(2), 1)
@@ -264,11 +276,15 @@ def _ranks_at_least_one(ctx: KernelContext, indices: Any, updates: Any) -> None:
             ctx.invalid_argument(f"{name} shape must have rank at least one. Found:{format_shape(t.shape)}")
 
 
-def _scatter_into(ctx: KernelContext, scatter: Scatter, base: Any, indices: Any, updates: Any) -> Any:
-    """``base`` plus ``updates`` at the index tuples of ``indices`` (shapes already checked)."""
+def scatter_into(ctx: KernelContext, scatter: Scatter, base: Any, indices: Any, updates: Any) -> Any:
+    """``base`` combined with ``updates`` at the index tuples of ``indices`` (shapes already checked).
+
+    Indices of rank 1 are that many tuples of depth 1, as in TF's ``DoScatterNd``.
+    """
     xp = ctx.xp
     shape, qs = tuple(base.shape), tuple(indices.shape)
-    r, n = qs[-1], math.prod(qs[:-1])
+    r, batch = (qs[-1], qs[:-1]) if len(qs) > 1 else (1, qs)
+    n = math.prod(batch)
     if math.prod(shape) == 0:
         return base
     if not 1 <= r <= 7:  # sic: TF's message says 5 while its CPU kernels take up to 7
@@ -279,7 +295,7 @@ def _scatter_into(ctx: KernelContext, scatter: Scatter, base: Any, indices: Any,
     index_rows = xp.reshape(indices, (n, r))
     rows, bad = _nd_rows(ctx, index_rows, shape[:r])
     if bool(xp.any(bad)) and not _policy_ignores(ctx):
-        _bad_nd_index(ctx, index_rows, bad, qs[:-1], f"shape {format_shape(shape)}")
+        _bad_nd_index(ctx, index_rows, bad, batch, f"shape {format_shape(shape)}")
     k = math.prod(shape[r:])
     out = scatter(ctx, xp.reshape(base, (math.prod(shape[:r]), k)), rows, ~bad, xp.reshape(updates, (n, k)))
     return xp.reshape(out, shape)
@@ -303,35 +319,33 @@ def _scatter_nd(ctx: KernelContext, scatter: Scatter, indices: Any, updates: Any
         ctx.invalid_argument("Shape must be a vector")
     if not _valid_empty(math.prod(out_shape), indices, updates):
         ctx.invalid_argument(f"Indices and updates specified for empty output.  indices shape: {format_shape(qs)}")
-    return _scatter_into(ctx, scatter, zeros_of(ctx, out_shape, ctx.output_dtypes[0]), indices, updates)
+    return scatter_into(ctx, scatter, zeros_of(ctx, out_shape, ctx.output_dtypes[0]), indices, updates)
 
 
-def _tensor_scatter_add(ctx: KernelContext, scatter: Scatter, tensor: Any, indices: Any, updates: Any) -> Any:
+def tensor_scatter(ctx: KernelContext, scatter: Scatter, tensor: Any, indices: Any, updates: Any) -> Any:
+    """TensorScatter*: TF's own checks (``indices`` is a batch of tuples of depth ``indices.shape[-1]``), then
+    those of ``DoScatterNd``, which reads indices of rank 1 as tuples of depth 1 (so those always fail one)."""
     _ranks_at_least_one(ctx, indices, updates)
     ts, qs, us = tuple(tensor.shape), tuple(indices.shape), tuple(updates.shape)
     if not _valid_empty(math.prod(ts), indices, updates):
         ctx.invalid_argument("Indices and updates specified for empty output shape")
-    batch = len(qs) - 1 if len(qs) > 1 else 1
-    slice_dim = qs[-1] if len(qs) > 1 else 1
-    inner = len(us) - batch
-    if inner != len(ts) - slice_dim:
+    outer, depth = len(qs) - 1, qs[-1]
+    if len(us) - outer != len(ts) - depth:
         ctx.invalid_argument(f"Inner dimensions of output shape must match inner dimensions of updates shape. "
                              f"Output: {format_shape(ts)} updates: {format_shape(us)}")
-    if us[:batch] != qs[:batch]:
+    if us[:outer] != qs[:outer]:
         ctx.invalid_argument(f"Outer dimensions of indices and update must match. Indices shape: {format_shape(qs)}, "
                              f"updates shape:{format_shape(us)}")
-    if us[batch:] != ts[slice_dim:]:
+    inner = len(ts) - depth
+    if us[outer:] != ts[depth:]:
         ctx.invalid_argument(f"The inner {inner} dimensions of output.shape={format_shape(ts)} must match the inner "
                              f"{inner} dimensions of updates.shape={format_shape(us)}")
-    if len(qs) == 1:  # a lone index tuple
-        indices, updates = ctx.xp.reshape(indices, (1,) + qs), ctx.xp.reshape(updates, (1,) + us[1:])
-    return _scatter_into(ctx, scatter, tensor, indices, updates)
+    do_scatter_nd_checks(ctx, ts, qs, us)
+    return scatter_into(ctx, scatter, tensor, indices, updates)
 
 
-def _non_aliasing_add(ctx: KernelContext, scatter: Scatter, input: Any,  # noqa: A002 - TF's argument name
-                      indices: Any, updates: Any) -> Any:
-    """ScatterNdNonAliasingAdd: TensorScatterAdd with the checks (and wording) of TF's ScatterNd update ops."""
-    ts, qs, us = tuple(input.shape), tuple(indices.shape), tuple(updates.shape)
+def do_scatter_nd_checks(ctx: KernelContext, ts: tuple[int, ...], qs: tuple[int, ...], us: tuple[int, ...]) -> None:
+    """The shape checks of TF's ``DoScatterNd`` (ScatterNd*Update ops and, after their own, TensorScatter*)."""
     if not ts:
         ctx.invalid_argument(f"Output must be at least 1-D, got shape: {format_shape(ts)}")
     batch = len(qs) - 1 if len(qs) > 1 else 1
@@ -344,17 +358,21 @@ def _non_aliasing_add(ctx: KernelContext, scatter: Scatter, input: Any,  # noqa:
     if len(us) - batch != len(ts) - ix or us[batch:] != ts[ix:]:
         ctx.invalid_argument(f"Dimensions [{ix},{len(ts)}) of input[shape={format_shape(ts)}] must match dimensions "
                              f"[{ix},{len(us)}) of updates[shape={format_shape(us)}]")  # sic: TF prints ix twice
-    if not _valid_empty(math.prod(ts), indices, updates):
+    if math.prod(ts) == 0 and (math.prod(qs) or math.prod(us)):
         ctx.invalid_argument(f"Indices and updates specified for empty output.  indices shape: {format_shape(qs)}")
-    if len(qs) == 1:  # a lone index tuple
-        indices, updates = ctx.xp.reshape(indices, (1,) + qs), ctx.xp.reshape(updates, (1,) + us[1:])
-    return _scatter_into(ctx, scatter, input, indices, updates)
+
+
+def _non_aliasing_add(ctx: KernelContext, scatter: Scatter, input: Any,  # noqa: A002 - TF's argument name
+                      indices: Any, updates: Any) -> Any:
+    """ScatterNdNonAliasingAdd: TensorScatterAdd with the checks (and wording) of TF's ScatterNd update ops."""
+    do_scatter_nd_checks(ctx, tuple(input.shape), tuple(indices.shape), tuple(updates.shape))
+    return scatter_into(ctx, scatter, input, indices, updates)
 
 
 _register_both("ScatterNd", _scatter_nd)
-_register_both("TensorScatterAdd", _tensor_scatter_add)
+_register_both("TensorScatterAdd", tensor_scatter)
 _register_both("ScatterNdNonAliasingAdd", _non_aliasing_add)
-register_shape("ScatterNdNonAliasingAdd")(_tensor_scatter_shape)
+register_shape("ScatterNdNonAliasingAdd")(tensor_scatter_shape)
 
 
 # -- conformance (tests/conformance) -------------------------------------------------------------------------
@@ -363,7 +381,6 @@ register_shape("ScatterNdNonAliasingAdd")(_tensor_scatter_shape)
 for _op in ("DynamicStitch", "GatherNd", "ScatterNd", "TensorScatterAdd", "ScatterNdNonAliasingAdd"):
     conformance(_op, generate=False, no_gradient={
         "TensorScatterAdd": "TF Python only (not in TF's C++ API); not ported yet",
-        "DynamicStitch": "TF's C++ API has one (a Gather of the incoming gradient per data input); not ported yet",
     }.get(_op))
 
 divergence("ScatterNd", when="constant inputs", tf="fail when run", ours="fail at build time with the kernel's message")

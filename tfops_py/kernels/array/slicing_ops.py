@@ -1,4 +1,4 @@
-"""Taking parts of a tensor: Slice, StridedSlice, GatherV2.
+"""Taking parts of a tensor: Slice, StridedSlice, GatherV2 (and v1 Gather).
 
 Slice and StridedSlice return views on NumPy (no copy).  GatherV2 follows TF's CPU kernel:
 an out-of-range index is an error, never a zero.
@@ -140,7 +140,7 @@ def _gather_dims(ctx: KernelContext, params_shape: tuple[int, ...], indices_shap
                  axis) -> tuple[int, int]:
     """(axis, batch_dims) made non-negative, checked as TF's GatherOp does."""
     rank, irank = len(params_shape), len(indices_shape)
-    batch_dims = ctx.attrs["batch_dims"]
+    batch_dims = ctx.attrs.get("batch_dims", 0)  # v1 Gather has none
     if rank < 1:
         ctx.invalid_argument("params must be at least 1 dimensional")
     if rank < batch_dims:
@@ -215,6 +215,29 @@ def _gather(ctx: KernelContext, params, indices, axis):
     return _gather_rows(ctx, params, indices, ax, bd)
 
 
+# -- Gather (v1): GatherV2 on axis 0 ------------------------------------------------------------------------
+@register_shape("Gather")
+def _gather_v1_shape(ctx: InferenceContext) -> list[PartialTensorShape]:
+    params = ctx.with_rank_at_least(ctx.input(0), 1)
+    indices = ctx.input(1)
+    if params.unknown_rank() or indices.unknown_rank():
+        return [unknown_shape()]
+    return [PartialTensorShape(indices.as_list() + params.as_list()[1:])]  # type: ignore[operator]
+
+
+_AXIS0 = np.zeros((), np.int32)
+
+
+@register_kernel("Gather")
+def _gather_v1(ctx: KernelContext, params, indices):
+    return _gather(ctx, params, indices, _AXIS0)
+
+
+@register_kernel("Gather", backend="numpy")
+def _gather_v1_numpy(ctx: KernelContext, params, indices):
+    return _gather_numpy(ctx, params, indices, _AXIS0)
+
+
 @register_kernel("GatherV2", backend="numpy")
 def _gather_numpy(ctx: KernelContext, params, indices, axis):
     ax, bd = _gather_dims(ctx, params.shape, indices.shape, axis)
@@ -247,3 +270,22 @@ divergence("GatherV2", when="an unknown axis and `batch_dims` beyond rank(params
            ours="`InvalidArgumentError` (`Expected batch_dims in the range [0, 0], but got 2`)")
 divergence("GatherV2", when="several out-of-range indices in a large input",
            tf="its multi-threaded kernel may name any of them", ours="names the first in row-major order")
+# -- conformance (tests/conformance): v1 Gather (GatherV2 still has its own tests) ----------------------------
+def _declare_gather_v1() -> None:
+    from tfops_py.conformance import case, conformance, index_into, literal, values
+    from tfops_py.framework.dtypes import DataType
+
+    i32, i64, f32 = DataType.DT_INT32, DataType.DT_INT64, DataType.DT_FLOAT
+    conformance("Gather", params=values(), indices=index_into("params"), compare="exact",
+                shapes=[{"params": (5,), "indices": (3,)}, {"params": (4, 3), "indices": (2, 2)},
+                        {"params": (3, 0, 2), "indices": (4,)}, {"params": (3, 2), "indices": ()}], cases=[
+                    case(id="Gather/out_of_range", Tparams=f32, indices=literal([[0, 3]], i32),
+                         shapes={"params": (3, 2)}),
+                    case(id="Gather/negative", Tparams=f32, indices=literal([-1], i64), shapes={"params": (3,)}),
+                    case(id="Gather/scalar_params", Tparams=f32, indices=literal([0], i32), shapes={"params": ()}),
+                    case(id="Gather/empty_output", Tparams=f32, indices=literal(np.zeros((0,), np.int32)),
+                         shapes={"params": (3, 2)}),
+                ])
+
+
+_declare_gather_v1()

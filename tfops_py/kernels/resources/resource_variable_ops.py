@@ -31,6 +31,7 @@ from tfops_py.framework.tensor_shape import (
 )
 from tfops_py.kernels._shape_util import host_ints
 from tfops_py.kernels.array._strided_slice import (
+    check_broadcast_into,
     check_spec_shapes,
     dense_slice,
     index_tuple,
@@ -368,15 +369,8 @@ def _resource_strided_slice_assign(ctx: KernelContext, ref: Any, begin: Any, end
     masks = [ctx.attrs[m] for m in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")]
     spec = dense_slice(ctx.invalid_argument, tuple(var.value.shape), host_ints(b), host_ints(e), host_ints(s),
                        *masks)
-    final, vs = tuple(spec.final_shape), tuple(value.shape)
-    try:
-        np.broadcast_shapes(vs, final)
-        ok = np.broadcast_shapes(vs, final) == final
-    except ValueError:
-        ok = False
-    if not ok:
-        ctx.invalid_argument(f"Cannot broadcast input shape {format_shape(vs)} into final shape "
-                             f"{format_shape(final)}")
+    final = tuple(spec.final_shape)
+    check_broadcast_into(ctx.invalid_argument, tuple(value.shape), final)
     index = index_tuple(spec)
     with locked(ctx, var):
         out = xp.asarray(var.value, copy=True)
