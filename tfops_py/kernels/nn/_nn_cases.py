@@ -72,7 +72,7 @@ class Conv2DShapes(ShapeRule):
     """Conv2D: input, filter and attrs from configurations (strides, dilations, SAME/VALID/EXPLICIT padding,
     groups, empty batch and depth); live cases draw every dimension and attr, in either layout."""
 
-    CONFIGS = [  # (n, h, w, c, kh, kw, cg, out, stride, dilation, padding, explicit)
+    CONFIGS: list[tuple[Any, ...]] = [  # (n, h, w, c, kh, kw, cg, out, stride, dilation, padding, explicit)
         (2, 5, 5, 3, 3, 3, 3, 4, (1, 1), (1, 1), "SAME", None),
         (2, 7, 6, 4, 3, 2, 4, 5, (2, 1), (1, 1), "VALID", None),
         (1, 8, 8, 2, 3, 3, 2, 3, (2, 2), (2, 2), "SAME", None),
@@ -94,7 +94,7 @@ class Conv2DShapes(ShapeRule):
         return {"input": x, "filter": (kh, kw, cg, out), **attrs}
 
     def patterns(self) -> list[dict[str, Any]]:
-        return [self._pattern(*cfg, fmt) for fmt in ("NHWC", "NCHW") for cfg in self.CONFIGS]
+        return [self._pattern(*cfg, fmt=fmt) for fmt in ("NHWC", "NCHW") for cfg in self.CONFIGS]
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
         cg, groups, og = _int(rng, 1, 3), [1, 1, 2, 3][_int(rng, 0, 3)], _int(rng, 1, 3)

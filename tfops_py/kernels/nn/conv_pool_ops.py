@@ -511,7 +511,7 @@ def _spatial(attrs: dict[str, Any], values: Any) -> tuple[int, int]:
 
 def _window_exceeds_input(inputs: dict[str, Any], attrs: dict[str, Any]) -> bool:
     """A VALID/EXPLICIT window (dilated filter) larger than the (padded) input along some spatial axis."""
-    x = np.shape(inputs.get("input", inputs.get("value")))
+    x = np.shape(inputs["input"] if "input" in inputs else inputs["value"])
     if len(x) != 4 or attrs.get("padding") == "SAME":
         return False
     if "filter" in inputs:

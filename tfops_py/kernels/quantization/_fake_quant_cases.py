@@ -36,10 +36,10 @@ SHAPES = {"scalar": [[], [7], [3, 5], [2, 3, 4, 5], [1, 2, 1, 2, 3, 2], [0, 3], 
           "channel": [[5], [4, 5], [2, 3, 2, 5], [2, 1, 2, 2, 5], [0, 5], [3, 0], [24, 5]]}
 
 
-def nudged_bounds(mn: float, mx: float, num_bits: int, narrow: bool) -> tuple[np.float32, ...]:
+def nudged_bounds(min_value: float, max_value: float, num_bits: int, narrow: bool) -> tuple[np.float32, ...]:
     """(nudged_min, nudged_max, scale) as TF computes them, in float32."""
     qmin, qmax = F32(1 if narrow else 0), F32((1 << num_bits) - 1)
-    mn, mx = F32(mn), F32(mx)
+    mn, mx = F32(min_value), F32(max_value)
     with np.errstate(all="ignore"):
         scale = (mx - mn) / (qmax - qmin)
         zp = qmin - mn / scale
