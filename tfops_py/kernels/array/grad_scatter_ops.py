@@ -348,6 +348,9 @@ def do_scatter_nd_checks(ctx: KernelContext, ts: tuple[int, ...], qs: tuple[int,
     """The shape checks of TF's ``DoScatterNd`` (ScatterNd*Update ops and, after their own, TensorScatter*)."""
     if not ts:
         ctx.invalid_argument(f"Output must be at least 1-D, got shape: {format_shape(ts)}")
+    nq, nu = math.prod(qs), math.prod(us)
+    if not (nq == 0 and nu == 0) and not (math.prod(ts) and nq and nu):  # TF's ValidEmptyOutputShape, checked next
+        ctx.invalid_argument(f"Indices and updates specified for empty output.  indices shape: {format_shape(qs)}")
     batch = len(qs) - 1 if len(qs) > 1 else 1
     ix = qs[-1] if len(qs) > 1 else 1
     for i in range(batch):
@@ -358,8 +361,6 @@ def do_scatter_nd_checks(ctx: KernelContext, ts: tuple[int, ...], qs: tuple[int,
     if len(us) - batch != len(ts) - ix or us[batch:] != ts[ix:]:
         ctx.invalid_argument(f"Dimensions [{ix},{len(ts)}) of input[shape={format_shape(ts)}] must match dimensions "
                              f"[{ix},{len(us)}) of updates[shape={format_shape(us)}]")  # sic: TF prints ix twice
-    if math.prod(ts) == 0 and (math.prod(qs) or math.prod(us)):
-        ctx.invalid_argument(f"Indices and updates specified for empty output.  indices shape: {format_shape(qs)}")
 
 
 def _non_aliasing_add(ctx: KernelContext, scatter: Scatter, input: Any,  # noqa: A002 - TF's argument name
