@@ -22,7 +22,7 @@ from tfops_py.errors import InvalidArgumentError
 from tfops_py.framework.operation import Output
 from tfops_py.distributed import worker
 from tfops_py.distributed.errors import remote_error
-from tfops_py.distributed.partition import Partition
+from tfops_py.distributed.partition import Partition, recv_name
 
 Progress = Callable[[int, int], None]
 _calls = itertools.count()
@@ -40,20 +40,14 @@ class BatchRunner:
         self.feeds = list(feeds)
         self.fetches = list(fetches)
         fed = set(feeds)
-        nodes = binding.needed_nodes(fed, self.fetches, [])
-        whole = Partition(("batch", 0), 0, nodes=nodes)
-        for o in self.feeds:  # fed tensors come in through placeholders (their producers may be pruned away)
-            whole.feeds[whole.recvs.setdefault(o, f"tfops_feed/{o.node().name}/{o.index()}")] = (True, o)  # type: ignore
-        for n in nodes:
-            for i in n.inputs:
-                if i in fed:
-                    whole.recvs.setdefault(i, f"tfops_feed/{i.node().name}/{i.index()}")  # type: ignore[union-attr]
-        whole.nodes = [n for n in nodes if not all(o in fed for o in _outputs(n)) or not n.num_outputs()]
+        whole = Partition(("batch", 0), 0, nodes=binding.needed_nodes(fed, self.fetches, []))
+        for o in self.feeds:  # every fed tensor comes in through a placeholder (its producer is pruned away)
+            whole.feeds[whole.recvs.setdefault(o, recv_name(o))] = (True, o)
         self.key = f"batch{id(self)}"
         self.state_key = f"{session.session_id}/batch"
         self.addresses = sorted(set(session.cluster.tasks.values()))
         gd = whole.graph_def(session._graph).SerializeToString()
-        names = [f"{o.node().name}:{o.index()}" for o in self.fetches]  # type: ignore[union-attr]
+        names = [o.name() for o in self.fetches]
         opts = session._worker_options
         for addr in self.addresses:
             session._on_worker(addr, ("batch", 0), worker.init_task, self.state_key, "batch", opts.backend, opts)
@@ -127,10 +121,6 @@ class BatchRunner:
                       for f, m in zip(futures, meta)]
             out.append(da.concatenate(blocks))
         return out
-
-
-def _outputs(node: Any) -> list[Output]:
-    return [Output(node, k) for k in range(node.num_outputs())]
 
 
 def _shapes(values: tuple) -> list[tuple[tuple[int, ...], Any]]:

@@ -141,18 +141,17 @@ def producer_order(nodes: list[Node], fed: set[Output]) -> list[Node]:
 
 def partition(nodes: list[Node], fed: set[Output], fetches: Sequence[Output], targets: Sequence[Node],
               tasks: dict[int, Task]) -> list[Partition]:
-    """The partitions of one request's pruned ``nodes`` (creation order), producers before consumers."""
+    """The partitions of one request's pruned ``nodes`` (in :func:`producer_order`), producers first."""
     index = {n.id: k for k, n in enumerate(nodes)}
-    order = producer_order(nodes, fed)
     own = {o.node().id for o in fetches if o not in fed} | {t.id for t in targets}  # type: ignore[union-attr]
-    for n in order:  # state read from another task needs a partition on its own task to be read in
+    for n in nodes:  # state read from another task needs a partition on its own task to be read in
         for src in [i.node() for i in n.inputs if i not in fed] + list(n.control_inputs):
             if copied(src) and not _copied_everywhere(src) and tasks[src.id] != tasks[n.id]:  # type: ignore
                 own.add(src.id)  # type: ignore[union-attr]
-    stage = _stages(nodes, order, fed, tasks, own, index)
+    stage = _stages(nodes, fed, tasks, own, index)
     parts: dict[tuple[Task, int], Partition] = {}
     home: dict[int, Partition] = {}
-    for n in order:
+    for n in nodes:
         if n.id in stage:
             key = (tasks[n.id], stage[n.id])
             part = home[n.id] = parts.setdefault(key, Partition(*key))
@@ -199,13 +198,13 @@ def _producers(n: Node, index: dict[int, int], fed: set[Output]) -> list[int]:
     return [index[s] for s in srcs if s in index]
 
 
-def _stages(nodes: list[Node], order: list[Node], fed: set[Output], tasks: dict[int, Task], own: set[int],
+def _stages(nodes: list[Node], fed: set[Output], tasks: dict[int, Task], own: set[int],
             index: dict[int, int]) -> dict[int, int]:
     """The stage of every node with a partition of its own (copied sources only when in ``own``)."""
     floor: dict[int, int] = {}  # a loop's Merge raised to the stage of its NextIteration
     for _ in range(_MAX_LOOP_PASSES):
         stage: dict[int, int] = {}
-        for n in order:
+        for n in nodes:
             if copied(n) and n.id not in own:
                 continue
             s = floor.get(n.id, 0)
@@ -215,19 +214,19 @@ def _stages(nodes: list[Node], order: list[Node], fed: set[Output], tasks: dict[
                     s = max(s, stage[p.id] + (tasks[p.id] != tasks[n.id]))
             stage[n.id] = s
         raised = False
-        for n in order:
+        for n in nodes:
             for i in n.inputs if n.op in MERGE_OPS else ():
                 src = i.node()
                 if src.op not in NEXT_ITERATION_OPS or src.id not in stage:  # type: ignore[union-attr]
                     continue
-                if tasks[src.id] != tasks[n.id] or stage[src.id] > stage[n.id] + 8 * len(order):  # type: ignore
+                if tasks[src.id] != tasks[n.id] or stage[src.id] > stage[n.id] + 8 * len(nodes):  # type: ignore
                     raise _loop_error(n)
                 if stage[src.id] > stage[n.id]:  # type: ignore[union-attr]
                     floor[n.id] = stage[src.id]  # type: ignore[union-attr]
                     raised = True
         if not raised:
             return stage
-    raise _loop_error(next(n for n in order if n.id in floor))
+    raise _loop_error(next(n for n in nodes if n.id in floor))
 
 
 def _loop_error(merge: Node) -> UnimplementedError:

@@ -174,17 +174,16 @@ class DistributedPlan:
         self._specs = [feed_spec(o) for o in feeds]
         self._fetches = fetches
         fed = set(feeds)
-        nodes = binding.needed_nodes(fed, fetches, targets)
-        tasks = session._placer_tasks.place(producer_order(nodes, fed), fed)
+        nodes = producer_order(binding.needed_nodes(fed, fetches, targets), fed)
+        tasks = session._placer_tasks.place(nodes, fed)
         self.partitions: list[Partition] = partition(nodes, fed, fetches, targets, tasks)
         session._ensure_started(p.task for p in self.partitions)
         self._id = next(_ids)
-        consumed = {o for p in self.partitions for user, o in p.feeds.values() if not user}
-        self._edges = consumed
+        self._edges = {o for p in self.partitions for user, o in p.feeds.values() if not user}
         self._addresses = {p.key: session.cluster.address(p.task) for p in self.partitions}
         for p in self.partitions:
             gd = p.graph_def(session._graph).SerializeToString()
-            fetch_names = [f"{o.node().name}:{o.index()}" for o in p.sends]  # type: ignore[union-attr]
+            fetch_names = [o.name() for o in p.sends]
             session._on_worker(self._addresses[p.key], p.task, worker.install_partition, session._state_key(p.task),
                                self._key(p), gd, list(p.feeds), fetch_names, [n.name for n in p.nodes])
 
