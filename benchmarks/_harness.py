@@ -23,6 +23,10 @@ class Timing(NamedTuple):
     def min_ratio(self) -> float:
         return self.ours_min_ms / self.tf_min_ms
 
+    @property
+    def cpu_ratio(self) -> float:
+        return self.ours_cpu_ms / self.tf_cpu_ms
+
 
 def time_pair(ours: Callable[[], object], theirs: Callable[[], object], reps: int, warmup: int = 3,
               pause: float = 0.0) -> Timing:
@@ -53,6 +57,15 @@ def header(width: int) -> str:
 def row(name: str, t: Timing, width: int) -> str:
     return (f"{name:{width}s} {t.ours_ms:9.3f} {t.tf_ms:9.3f} {t.ratio:6.2f}   "
             f"{t.ours_min_ms:9.3f} {t.tf_min_ms:9.3f} {t.min_ratio:6.2f}")
+
+
+def cpu_header(width: int) -> str:
+    """:func:`header` plus the CPU-time columns (the comparable figure on a loaded machine)."""
+    return header(width) + f"   {'ours_cpu':>9s} {'tf_cpu':>9s} {'cpu_ratio':>9s}"
+
+
+def cpu_row(name: str, t: Timing, width: int) -> str:
+    return row(name, t, width) + f"   {t.ours_cpu_ms:9.2f} {t.tf_cpu_ms:9.2f} {t.cpu_ratio:9.2f}"
 
 
 def kernel_session(root, **kwargs):

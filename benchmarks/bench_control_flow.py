@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from _harness import header, row, time_pair  # noqa: E402
+from _harness import cpu_header, cpu_row, time_pair  # noqa: E402
 from tfops_py import DT_FLOAT, DT_INT32, ClientSession, Function, Scope, ops
 from tfops_py.graphdef import graph_def_to_bytes, import_graph_def
 
@@ -106,13 +106,13 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     width = 32
-    print(header(width) + f" {'ours_cpu':>9s} {'tf_cpu':>9s} {'cpu_ratio':>9s}")
+    print(cpu_header(width))
     for name, make in CASES.items():
         if args.only not in name:
             continue
         ours, theirs = make()
         t = time_pair(ours, theirs, args.reps, warmup=2)
-        print(row(name, t, width) + f" {t.ours_cpu_ms:9.2f} {t.tf_cpu_ms:9.2f} {t.ours_cpu_ms / t.tf_cpu_ms:9.2f}")
+        print(cpu_row(name, t, width))
         if "scalar" in name:
             print(f"{'':{width}s} per iteration: ours {t.ours_ms / ITERATIONS * 1e3:.2f} us, "
                   f"TF {t.tf_ms / ITERATIONS * 1e3:.2f} us")

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tfops_py import DT_FLOAT, DT_INT64, ClientSession, Scope, ops
-from _harness import time_pair  # noqa: E402
+from _harness import cpu_header, cpu_row, time_pair  # noqa: E402
 
 SHAPE = (32, 56, 56, 64)
 ATTRS = dict(pooling_ratio=[1.0, 1.44, 1.44, 1.0], overlapping=True, deterministic=True, seed=7, seed2=11)
@@ -88,14 +88,13 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--only", default="")
     args = parser.parse_args()
-    print(f"{'name':40s} {'ours_ms':>8s} {'tf_ms':>8s} {'ratio':>6s} {'ours_cpu':>9s} {'tf_cpu':>7s} {'cpu_ratio':>9s}")
+    print(cpu_header(40))
     for pseudo_random in (False, True):
         for name, (ours, theirs) in _cases(pseudo_random).items():
             if args.only not in name:
                 continue
             t = time_pair(ours, theirs, args.reps, warmup=5)
-            print(f"{name:40s} {t.ours_ms:8.2f} {t.tf_ms:8.2f} {t.ratio:6.2f} {t.ours_cpu_ms:9.2f} "
-                  f"{t.tf_cpu_ms:7.2f} {t.ours_cpu_ms / t.tf_cpu_ms:9.2f}", flush=True)
+            print(cpu_row(name, t, 40), flush=True)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from tfops_py import DT_FLOAT, Scope, ops
 from tfops_py.framework.node_builder import add_node
 from tfops_py.framework.op_def import get_op_def
 from tfops_py.framework.operation import Output
-from _harness import header, kernel_session, row, time_pair  # noqa: E402
+from _harness import cpu_header, cpu_row, kernel_session, time_pair  # noqa: E402
 
 _rng = np.random.default_rng(0)
 
@@ -109,14 +109,13 @@ def main() -> None:
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     width = 32
-    print(header(width) + f"   {'ours_cpu':>9s} {'tf_cpu':>9s} {'ratio':>6s}")
+    print(cpu_header(width))
     for name, make in _cases().items():
         if args.only not in name:
             continue
         ours, theirs = make()
         t = time_pair(ours, theirs, args.reps)
-        print(row(name, t, width) + f"   {t.ours_cpu_ms:9.3f} {t.tf_cpu_ms:9.3f} {t.ours_cpu_ms / t.tf_cpu_ms:6.2f}",
-              flush=True)
+        print(cpu_row(name, t, width), flush=True)
 
 
 if __name__ == "__main__":

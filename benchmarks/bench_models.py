@@ -183,7 +183,7 @@ def main() -> None:
             err = float(np.max(np.abs(got - want)))
             t = time_pair(lambda: ours(x), lambda: theirs(x), args.reps)
             line = (f"{name:17s} {batch:2d} {t.ours_ms:8.2f} {t.tf_ms:8.2f} {t.ratio:6.2f} {t.ours_cpu_ms:8.2f} "
-                    f"{t.tf_cpu_ms:8.2f} {t.ours_cpu_ms / t.tf_cpu_ms:6.2f} {ours.import_s:8.2f} "
+                    f"{t.tf_cpu_ms:8.2f} {t.cpu_ratio:6.2f} {ours.import_s:8.2f} "
                     f"{first * 1e3 / t.ours_ms:12.1f}")
             if args.onnx:
                 try:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from _harness import kernel_session, time_pair  # noqa: E402
+from _harness import cpu_header, cpu_row, kernel_session, time_pair  # noqa: E402
 from tfops_py import DT_FLOAT, DT_INT64, Scope, ops
 from tfops_py.framework.node_builder import add_node
 from tfops_py.framework.op_def import get_op_def
@@ -69,13 +69,12 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--only", default="")
     args = parser.parse_args()
-    print(f"{'name':40s} {'ours_ms':>8s} {'tf_ms':>8s} {'ratio':>6s} {'ours_cpu':>9s} {'tf_cpu':>7s} {'cpu_ratio':>9s}")
+    print(cpu_header(40))
     for name, (ours, theirs) in _cases().items():
         if args.only not in name:
             continue
         t = time_pair(ours, theirs, args.reps, warmup=2)
-        print(f"{name:40s} {t.ours_ms:8.2f} {t.tf_ms:8.2f} {t.ratio:6.2f} {t.ours_cpu_ms:9.2f} "
-              f"{t.tf_cpu_ms:7.2f} {t.ours_cpu_ms / t.tf_cpu_ms:9.2f}", flush=True)
+        print(cpu_row(name, t, 40), flush=True)
 
 
 if __name__ == "__main__":
