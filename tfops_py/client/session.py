@@ -134,10 +134,13 @@ class ClientSession:
             with self._lock:
                 plan = self._plans.get(key)
                 if plan is None:
-                    plan = build_plan(self._backend, feeds, fetches, targets, self._resources, self._placer,
-                                      self._functions, self._options.config)
-                    self._plans[key] = plan
+                    plan = self._plans[key] = self._build_plan(feeds, fetches, targets)
         return plan
+
+    def _build_plan(self, feeds: tuple[Output, ...], fetches: tuple[Output, ...], targets: tuple) -> Plan:
+        """A new plan for one request (cached by ``_plan``; a distributed session builds its own kind)."""
+        return build_plan(self._backend, feeds, fetches, targets, self._resources, self._placer, self._functions,
+                          self._options.config)
 
     def _compile_function(self, body: Any) -> Any:
         """The plan of a function body: arguments fed, results fetched, stateful nodes run."""

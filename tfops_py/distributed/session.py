@@ -115,16 +115,8 @@ class DistributedSession(ClientSession):
         return [f"{task_device_name(t)}/device:CPU:0" for t in sorted(self.cluster.tasks)]
 
     # -- plans --------------------------------------------------------------------------------------------
-    def _plan(self, feeds: tuple[Output, ...], fetches: tuple[Output, ...], targets: tuple) -> Any:
-        key = (frozenset(feeds), fetches, targets)
-        plan = self._plans.get(key)
-        if plan is None:
-            with self._lock:
-                plan = self._plans.get(key)
-                if plan is None:
-                    plan = DistributedPlan(self, feeds, fetches, targets)
-                    self._plans[key] = plan  # type: ignore[assignment]  (a Plan to the base class: feed_order, run)
-        return plan
+    def _build_plan(self, feeds: tuple[Output, ...], fetches: tuple[Output, ...], targets: tuple) -> Any:
+        return DistributedPlan(self, feeds, fetches, targets)  # a Plan to the base class: feed_order, run
 
     def _state_key(self, task: Task) -> str:
         return f"{self.session_id}/{task[0]}/{task[1]}"
